@@ -1,0 +1,122 @@
+"""The algorithm registry: name -> function ``(instance, *, solver, seed, **params) -> Result``.
+
+Algorithms register themselves with :func:`register`. :func:`run` is the one way the CLI, the
+comparison runner and the online layer call them: it checks the family, times the call, and
+re-checks the returned schedule with :func:`schedrelax.schedules.verify` before the number
+reaches anybody, then fills in the objective from :func:`schedrelax.schedules.evaluate` — so an
+algorithm cannot report a value its schedule does not achieve.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from schedrelax.errors import AlgorithmError
+from schedrelax.instances import Instance
+from schedrelax.schedules import Evaluation, Schedule, evaluate, verify
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """What an algorithm returns.
+
+    ``lower_bound`` is a value no feasible schedule can beat (the relaxation's optimum, or a
+    combinatorial bound), None if the algorithm proves none. ``guarantee`` is the theorem's
+    factor: objective <= guarantee × optimum (or × lower_bound where the proof says so) — None if
+    there is no guarantee. ``timings`` holds seconds by phase (build, solve, round, total);
+    ``info`` anything else worth reporting (solver status, rounds, speed augmentation ...).
+    """
+
+    algorithm: str
+    schedule: Schedule
+    objective: float = float("nan")
+    lower_bound: float | None = None
+    guarantee: float | None = None
+    timings: dict[str, float] = field(default_factory=dict)
+    params: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, Any] = field(default_factory=dict)
+    evaluation: Evaluation | None = None
+
+    @property
+    def ratio_to_bound(self) -> float | None:
+        """objective / lower_bound where both are positive, else None."""
+        if self.lower_bound is None or self.lower_bound <= 0 or self.objective <= 0:
+            return None
+        return self.objective / self.lower_bound
+
+
+AlgorithmFn = Callable[..., Result]
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A registered algorithm: its function, the family it accepts and a one-line summary."""
+
+    name: str
+    family: str
+    fn: AlgorithmFn
+    summary: str
+    uses_solver: bool = False
+    paper: str = ""
+
+
+_REGISTRY: dict[str, AlgorithmSpec] = {}
+
+
+def register(name: str, family: str, summary: str, *, uses_solver: bool = False, paper: str = "") -> Callable[[AlgorithmFn], AlgorithmFn]:
+    """Decorator: register *fn* under *name* for instances of *family*."""
+    def deco(fn: AlgorithmFn) -> AlgorithmFn:
+        if name in _REGISTRY and _REGISTRY[name].fn is not fn:
+            raise ValueError(f"algorithm {name!r} is registered twice")
+        _REGISTRY[name] = AlgorithmSpec(name, family, fn, summary, uses_solver, paper)
+        return fn
+    return deco
+
+
+def _load_builtin() -> None:
+    # Importing the packages registers their algorithms; done lazily to keep imports acyclic.
+    import schedrelax.schedulers  # noqa: F401
+    import schedrelax.rounding  # noqa: F401
+
+
+def available(family: str | None = None) -> dict[str, AlgorithmSpec]:
+    """Registered algorithms by name, optionally only those accepting *family*."""
+    _load_builtin()
+    return {k: v for k, v in sorted(_REGISTRY.items()) if family is None or v.family == family}
+
+
+def get(name: str) -> AlgorithmSpec:
+    """The registered algorithm *name*, or AlgorithmError listing the known names."""
+    _load_builtin()
+    if name not in _REGISTRY:
+        raise AlgorithmError(f"unknown algorithm {name!r}; known: {', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
+        params: Mapping[str, Any] | None = None) -> Result:
+    """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
+
+    Raises AlgorithmError for an unknown name or the wrong family, and
+    InfeasibleScheduleError if the algorithm's schedule breaks a constraint (a bug in the
+    algorithm: it is never passed on silently).
+    """
+    spec = get(name)
+    if instance.family != spec.family:
+        accepting = [k for k, v in available(instance.family).items()]
+        raise AlgorithmError(
+            f"algorithm {name!r} accepts {spec.family} instances, got a {instance.family} instance "
+            f"(algorithms for {instance.family}: {', '.join(accepting) or 'none'})"
+        )
+    params = dict(params or {})
+    t0 = time.perf_counter()
+    result = spec.fn(instance, solver=solver, seed=seed, **params)
+    elapsed = time.perf_counter() - t0
+    verify(instance, result.schedule)
+    ev = evaluate(instance, result.schedule)
+    timings = {**result.timings, "total": elapsed}
+    return replace(result, algorithm=name, objective=ev.objective, evaluation=ev, timings=timings,
+                   params={**params, **result.params, "seed": seed, "solver": solver if spec.uses_solver else None})

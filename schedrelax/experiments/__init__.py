@@ -1,0 +1,1 @@
+"""Comparison runner, paper reproductions, tables and plots."""

@@ -1,0 +1,187 @@
+"""Validation helpers shared by the instance families.
+
+Every check raises :class:`~schedrelax.errors.InstanceError` whose message starts with *where*
+(e.g. ``"flow 3, job 7"``), then names the field, the rule and the offending value. Nothing is
+clipped or repaired: a value that breaks a rule is an error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import networkx as nx
+import numpy as np
+
+from schedrelax.errors import InstanceError
+
+
+def _prefix(where: str) -> str:
+    return f"{where}: " if where else ""
+
+
+def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarray:
+    """A read-only 1-D numpy copy of *values*, or InstanceError naming *field*.
+
+    Only numbers are accepted: strings such as ``"5"`` and booleans are errors, not converted.
+    """
+    raw = np.asarray(values, dtype=object if isinstance(values, (list, tuple)) else None)
+    if raw.dtype == object:
+        for i, v in enumerate(raw.ravel()):
+            if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
+                raise InstanceError(f"{_prefix(where)}{field}[{i}] must be a number, got {v!r}")
+    elif raw.dtype.kind not in "iuf":
+        raise InstanceError(f"{_prefix(where)}{field} must hold numbers, got {values!r:.80}")
+    arr = np.array(raw, dtype=dtype)
+    if arr.ndim != 1:
+        raise InstanceError(f"{_prefix(where)}{field} must be a flat list of numbers, got shape {arr.shape}")
+    arr.setflags(write=False)
+    return arr
+
+
+Locate = Callable[[int], str]
+"""Maps an entry's index to its location in the user's terms, e.g. ``lambda i: f"job {i}"``."""
+
+
+def check_array(arr: np.ndarray, field: str, at: Locate, *, positive: bool = False, nonnegative: bool = False,
+                integral: bool = False, low: np.ndarray | float | None = None,
+                high: np.ndarray | float | None = None, high_name: str = "") -> None:
+    """Check every entry of *arr* against the rules asked for; the first breach raises.
+
+    Finite always; then > 0 (*positive*), >= 0 (*nonnegative*), whole numbers (*integral*), and
+    ``low <= arr <= high`` (scalars or arrays of the same length; *high_name* names the bound in
+    the message, e.g. ``"P=100"``).
+    """
+    def fail(mask: np.ndarray, rule: str) -> None:
+        if mask.any():
+            i = int(np.flatnonzero(mask)[0])
+            raise InstanceError(f"{at(i)}: {field} {rule}, got {_fmt(arr[i])}")
+
+    fail(~np.isfinite(arr), "must be finite")
+    if positive:
+        fail(arr <= 0, "must be > 0")
+    if nonnegative:
+        fail(arr < 0, "must be >= 0")
+    if integral:
+        fail(arr != np.round(arr), "must be a whole number")
+    if low is not None or high is not None:
+        lo = -np.inf if low is None else low
+        hi = np.inf if high is None else high
+        mask = (arr < lo) | (arr > hi)
+        if mask.any():
+            i = int(np.flatnonzero(mask)[0])
+            lo_i = lo if np.isscalar(lo) else lo[i]
+            hi_i = hi if np.isscalar(hi) else hi[i]
+            if high is None:
+                rule = f"must be >= {_fmt(lo_i)}"
+            elif low is None:
+                rule = f"must be <= {high_name or _fmt(hi_i)}"
+            else:
+                rule = f"must be in [{_fmt(lo_i)}, {high_name or _fmt(hi_i)}]"
+            raise InstanceError(f"{at(i)}: {field} {rule}, got {_fmt(arr[i])}")
+
+
+def _fmt(v) -> str:
+    v = float(v)
+    return str(int(v)) if v.is_integer() and abs(v) < 1e15 else repr(v)
+
+
+def check_scalar(value: Any, field: str, where: str = "", *, positive: bool = False, integral: bool = False,
+                 minimum: float | None = None) -> float:
+    """A finite scalar obeying the stated rule; returns it as float (int if *integral*)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InstanceError(f"{_prefix(where)}{field} must be a number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v):
+        raise InstanceError(f"{_prefix(where)}{field} must be finite, got {value!r}")
+    if positive and v <= 0:
+        raise InstanceError(f"{_prefix(where)}{field} must be > 0, got {value!r}")
+    if minimum is not None and v < minimum:
+        raise InstanceError(f"{_prefix(where)}{field} must be >= {minimum:g}, got {value!r}")
+    if integral:
+        if v != round(v):
+            raise InstanceError(f"{_prefix(where)}{field} must be a whole number, got {value!r}")
+        return int(round(v))
+    return v
+
+
+def check_edges(edges: Any, n: int, field: str = "edges", where: str = "",
+                names: Sequence[str] | None = None) -> np.ndarray:
+    """Precedence edges as an (E, 2) int array over nodes 0..n-1, acyclic, no self-loops.
+
+    A cycle is named node by node (``"precedence cycle: job 2 -> job 5 -> job 2"``), using
+    *names* for the nodes when given.
+    """
+    try:
+        arr = np.array(edges if len(edges) else np.zeros((0, 2)), dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r}") from exc
+    if arr.ndim != 2 or arr.shape[1] != 2:
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r}")
+    if arr.size and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()):
+        raise InstanceError(f"{_prefix(where)}{field} must hold whole-number node indices, got {edges!r}")
+    arr = arr.astype(np.int64)
+    bad = (arr < 0) | (arr >= n)
+    if bad.any():
+        e = int(np.flatnonzero(bad.any(axis=1))[0])
+        raise InstanceError(
+            f"{_prefix(where)}{field}[{e}] = {arr[e].tolist()} names a node outside 0..{n - 1}"
+        )
+    loops = arr[:, 0] == arr[:, 1]
+    if loops.any():
+        e = int(np.flatnonzero(loops)[0])
+        label = names[arr[e, 0]] if names else f"node {arr[e, 0]}"
+        raise InstanceError(f"{_prefix(where)}precedence cycle: {label} -> {label} ({field}[{e}] is a self-loop)")
+    if arr.size:
+        g = nx.DiGraph()
+        g.add_nodes_from(range(n))
+        g.add_edges_from(map(tuple, arr.tolist()))
+        try:
+            cycle = nx.find_cycle(g)
+        except nx.NetworkXNoCycle:
+            cycle = None
+        if cycle:
+            nodes = [u for u, _ in cycle] + [cycle[0][0]]
+            text = " -> ".join(names[u] if names else f"node {u}" for u in nodes)
+            raise InstanceError(f"{_prefix(where)}precedence cycle: {text}")
+    arr.setflags(write=False)
+    return arr
+
+
+def check_keys(data: Any, required: Iterable[str], optional: Iterable[str], where: str) -> Mapping[str, Any]:
+    """A JSON object with exactly the *required* keys and some of the *optional* ones."""
+    if not isinstance(data, Mapping):
+        raise InstanceError(f"{_prefix(where)}expected a JSON object, got {type(data).__name__}: {data!r:.80}")
+    required = list(required)
+    allowed = set(required) | set(optional)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise InstanceError(
+            f"{_prefix(where)}unknown field {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
+        )
+    missing = [k for k in required if k not in data]
+    if missing:
+        raise InstanceError(f"{_prefix(where)}missing required field {missing[0]!r}")
+    return data
+
+
+def check_list(data: Any, field: str, where: str, *, nonempty: bool = True) -> list:
+    """A JSON array (a non-empty one if *nonempty*)."""
+    if not isinstance(data, list):
+        raise InstanceError(f"{_prefix(where)}{field} must be a list, got {type(data).__name__}: {data!r:.80}")
+    if nonempty and not data:
+        raise InstanceError(f"{_prefix(where)}{field} must not be empty")
+    return data
+
+
+def offsets(counts: np.ndarray) -> np.ndarray:
+    """Start offsets of consecutive groups of the given sizes (length len(counts) + 1)."""
+    out = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=out[1:])
+    return out
+
+
+def readonly(arr: np.ndarray) -> np.ndarray:
+    """Mark *arr* read-only (instances are immutable all the way down) and return it."""
+    arr.setflags(write=False)
+    return arr

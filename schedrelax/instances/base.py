@@ -1,0 +1,100 @@
+"""What every instance family shares: the JSON envelope, saving, and the family registry."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from schedrelax.errors import InstanceError
+
+SCHEMA_VERSION = 1
+"""The instance file format this version of schedrelax reads and writes."""
+
+FAMILIES: dict[str, type[Instance]] = {}
+"""Family name -> instance class, filled by each family module as it is imported."""
+
+
+class Instance:
+    """Base of the four frozen instance dataclasses.
+
+    Subclasses set ``family`` and implement ``_body()`` (the JSON fields besides the envelope)
+    and ``_from_body(data)``; validation happens in their ``__post_init__``.
+    """
+
+    family: ClassVar[str] = ""
+    name: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.family:
+            FAMILIES[cls.family] = cls
+
+    def _body(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    @classmethod
+    def _from_body(cls, data: Mapping[str, Any], name: str) -> Instance:
+        raise NotImplementedError
+
+    def to_dict(self) -> dict[str, Any]:
+        """The instance as a JSON-ready dict, with ``family`` and ``schema_version`` first."""
+        out: dict[str, Any] = {"family": self.family, "schema_version": SCHEMA_VERSION}
+        if self.name:
+            out["name"] = self.name
+        out.update(self._body())
+        return out
+
+    def save(self, path: str | Path) -> Path:
+        """Write the instance as JSON to *path* and return the path."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict(), indent=1) + "\n")
+        return path
+
+
+def from_dict(data: Any, source: str = "instance") -> Instance:
+    """Build the instance a JSON-ready dict describes; the ``family`` field picks the class."""
+    if not isinstance(data, Mapping):
+        raise InstanceError(f"{source}: expected a JSON object at the top level, got {type(data).__name__}")
+    family = data.get("family")
+    if family is None:
+        raise InstanceError(f"{source}: missing required field 'family' (one of {', '.join(sorted(FAMILIES))})")
+    if family not in FAMILIES:
+        raise InstanceError(f"{source}: family must be one of {', '.join(sorted(FAMILIES))}, got {family!r}")
+    version = data.get("schema_version")
+    if version is None:
+        raise InstanceError(f"{source}: missing required field 'schema_version'")
+    if version != SCHEMA_VERSION:
+        raise InstanceError(
+            f"{source}: unsupported schema_version {version!r}; this schedrelax reads version {SCHEMA_VERSION}"
+        )
+    name = data.get("name", "")
+    if not isinstance(name, str):
+        raise InstanceError(f"{source}: name must be a string, got {name!r}")
+    body = {k: v for k, v in data.items() if k not in ("family", "schema_version", "name")}
+    return FAMILIES[family]._from_body(body, name)
+
+
+def load(path: str | Path) -> Instance:
+    """Read an instance file; returns the instance of the family the file names.
+
+    Raises :class:`InstanceError` for a missing file, a file that is not JSON, an unknown family or
+    schema version, unknown fields and every rule of the family.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError as exc:
+        raise InstanceError(f"{path}: no such instance file") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InstanceError(f"{path}: cannot read the instance file ({exc})") from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InstanceError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+    try:
+        return from_dict(data, source=str(path))
+    except InstanceError as exc:
+        msg = str(exc)
+        raise InstanceError(msg if msg.startswith(str(path)) else f"{path}: {msg}") from None

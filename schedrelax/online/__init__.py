@@ -1,0 +1,1 @@
+"""Online re-planning: re-runs registered algorithms as jobs arrive."""

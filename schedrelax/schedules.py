@@ -1,0 +1,580 @@
+"""One schedule representation for every family, its independent verifier, and its evaluation.
+
+A :class:`Schedule` is a table of pieces ``(job, task, machine, start, end, rate)``: over
+``[start, end)`` the piece runs at ``rate`` — processors for malleable jobs, resource for packed
+tasks, machines for MapReduce work, 1 for a related-machine task. What ``task`` and ``machine``
+mean per family:
+
+============  =====================================  ==========================================
+family        task                                   machine
+============  =====================================  ==========================================
+malleable     0 (a malleable job has no tasks)       ``POOLED`` (-1), or a processor 0..P-1
+                                                     (then rate 1)
+mapreduce     ``MAP_TASK`` (-1) for Map work, else   ``POOLED``, or a machine 0..N-1 (rate 1)
+              the Reduce task's index k in its job
+packing       the task's index k in its job          the machine 0..M-1 (must be in placement)
+related       the task's index in its job            the machine 0..m-1
+============  =====================================  ==========================================
+
+:func:`verify` re-checks every constraint of the family from the pieces alone, with no help from
+the code that made them, and raises :class:`InfeasibleScheduleError` naming the first violation.
+One tolerance governs every comparison: two quantities agree when they differ by at most
+``TOL · max(1, |reference|)`` (relative for magnitudes above 1, absolute below). A schedule may
+carry *promises* (``"non_preemptive"``, ``"no_migration"``) that verify then enforces too.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from schedrelax.errors import InfeasibleScheduleError
+from schedrelax.instances import (
+    Instance,
+    MalleableInstance,
+    MapReduceInstance,
+    PackingInstance,
+    RelatedInstance,
+)
+from schedrelax.instances.costs import aggregate
+
+TOL = 1e-6
+"""The verifier's single tolerance (see the module docstring)."""
+
+POOLED = -1
+"""``machine`` value of a piece that runs on a pool of interchangeable processors or machines."""
+
+MAP_TASK = -1
+"""``task`` value of a MapReduce piece that does Map work."""
+
+PROMISES = frozenset({"non_preemptive", "no_migration"})
+"""What an algorithm may promise about its schedule, beyond the family's constraints."""
+
+_COLUMNS = ("job", "task", "machine", "start", "end", "rate")
+
+
+@dataclass(frozen=True, eq=False)
+class Schedule:
+    """Pieces ``(job, task, machine, start, end, rate)`` as parallel read-only numpy arrays.
+
+    Build one with :meth:`from_pieces` (rows) or the constructor (columns). ``promises`` are
+    properties the producing algorithm guarantees (checked by :func:`verify`); ``meta`` holds
+    free-form, JSON-serialisable notes (e.g. the algorithm's name).
+    """
+
+    job: Any
+    task: Any
+    machine: Any
+    start: Any
+    end: Any
+    rate: Any
+    promises: frozenset[str] = frozenset()
+    meta: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        n = len(self.job)
+        for name in _COLUMNS:
+            col = getattr(self, name)
+            if len(col) != n:
+                raise ValueError(f"schedule: column {name} has {len(col)} entries, job has {n}")
+            dtype = np.int64 if name in ("job", "task", "machine") else float
+            arr = np.array(col, dtype=dtype)
+            arr.setflags(write=False)
+            object.__setattr__(self, name, arr)
+        promises = frozenset(self.promises)
+        unknown = promises - PROMISES
+        if unknown:
+            raise ValueError(f"schedule: unknown promise {sorted(unknown)[0]!r} (known: {', '.join(sorted(PROMISES))})")
+        object.__setattr__(self, "promises", promises)
+
+    @classmethod
+    def from_pieces(cls, pieces: Iterable[tuple], promises: Iterable[str] = (), meta: Mapping | None = None) -> Schedule:
+        """A schedule from rows ``(job, task, machine, start, end, rate)``."""
+        rows = list(pieces)
+        cols = list(zip(*rows)) if rows else [()] * 6
+        return cls(*cols, promises=frozenset(promises), meta=dict(meta or {}))
+
+    @classmethod
+    def concat(cls, parts: Iterable[Schedule], promises: Iterable[str] | None = None,
+               meta: Mapping | None = None) -> Schedule:
+        """The pieces of several schedules in one; promises kept only where all parts make them."""
+        parts = list(parts)
+        if not parts:
+            return cls.from_pieces([], promises or (), meta)
+        cols = [np.concatenate([getattr(p, c) for p in parts]) for c in _COLUMNS]
+        if promises is None:
+            promises = frozenset.intersection(*(p.promises for p in parts))
+        return cls(*cols, promises=frozenset(promises), meta=dict(meta or {}))
+
+    def __len__(self) -> int:
+        return len(self.job)
+
+    def to_frame(self):
+        """The pieces as a pandas DataFrame, one row a piece."""
+        import pandas as pd
+
+        return pd.DataFrame({c: getattr(self, c) for c in _COLUMNS})
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: the columns, the promises and the meta."""
+        out: dict[str, Any] = {c: getattr(self, c).tolist() for c in _COLUMNS}
+        out["promises"] = sorted(self.promises)
+        out["meta"] = dict(self.meta)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Schedule:
+        """Inverse of :meth:`to_dict`; missing columns or unknown keys are errors."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"schedule: expected a JSON object, got {type(data).__name__}")
+        unknown = set(data) - set(_COLUMNS) - {"promises", "meta"}
+        if unknown:
+            raise ValueError(f"schedule: unknown field {sorted(unknown)[0]!r}")
+        missing = [c for c in _COLUMNS if c not in data]
+        if missing:
+            raise ValueError(f"schedule: missing column {missing[0]!r}")
+        return cls(*(data[c] for c in _COLUMNS), promises=frozenset(data.get("promises", ())),
+                   meta=dict(data.get("meta", {})))
+
+    def save(self, path: str | Path) -> Path:
+        """Write the schedule as JSON."""
+        path = Path(path)
+        path.write_text(json.dumps(self.to_dict()) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, path: str | Path) -> Schedule:
+        """Read a schedule written by :meth:`save`."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text())
+        except FileNotFoundError as exc:
+            raise ValueError(f"{path}: no such schedule file") from exc
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno})") from exc
+        return cls.from_dict(data)
+
+
+# --------------------------------------------------------------------------------------------
+# Tolerant comparisons and the sweep that measures concurrent use
+# --------------------------------------------------------------------------------------------
+
+def _slack(ref) -> np.ndarray:
+    return TOL * np.maximum(1.0, np.abs(ref))
+
+
+def _exceeds(value, limit) -> np.ndarray:
+    """value > limit beyond the tolerance."""
+    return np.asarray(value) > np.asarray(limit) + _slack(limit)
+
+
+def _differs(value, ref) -> np.ndarray:
+    return np.abs(np.asarray(value) - np.asarray(ref)) > _slack(ref)
+
+
+def _fail(message: str) -> None:
+    raise InfeasibleScheduleError(message)
+
+
+def _fmt(v: float) -> str:
+    return f"{float(v):.6g}"
+
+
+@dataclass(frozen=True)
+class _Levels:
+    """A step function per key: on [t0, t1) the key's pieces sum to ``level``."""
+
+    key: np.ndarray
+    t0: np.ndarray
+    t1: np.ndarray
+    level: np.ndarray
+
+
+def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarray, time_tol: float) -> _Levels:
+    """The total rate of each key's pieces over time, as segments between events.
+
+    Ends are moved ``time_tol`` earlier so that a piece ending when another starts (up to
+    rounding) does not count as overlapping it.
+    """
+    times = np.concatenate([start, end - np.minimum(time_tol, (end - start) / 2)])
+    delta = np.concatenate([rate, -rate])
+    keys = np.concatenate([key, key])
+    order = np.lexsort((delta, times, keys))
+    delta, keys = delta[order], keys[order]
+    times = np.concatenate([start, end])[order]  # report true times; the shift only orders events
+    level = np.cumsum(delta)
+    first = np.r_[True, keys[1:] != keys[:-1]]
+    base = np.maximum.accumulate(np.where(first, np.arange(len(keys)), 0))
+    before = np.where(base > 0, level[base - 1], 0.0) if len(keys) else level
+    level = level - before  # each key's running total starts from zero
+    same_next = np.r_[keys[1:] == keys[:-1], False]
+    t1 = np.r_[times[1:], times[-1:]] if len(times) else times
+    keep = same_next & (t1 > times)
+    return _Levels(keys[keep], times[keep], t1[keep], level[keep])
+
+
+def _check_peak(lv: _Levels, limit: np.ndarray | float, what: str, unit: str) -> None:
+    lim = np.broadcast_to(limit, lv.key.shape) if np.ndim(limit) == 0 else np.asarray(limit)[lv.key]
+    bad = _exceeds(lv.level, lim)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{what(int(lv.key[i]))}: {_fmt(lv.level[i])} {unit} in use at time {_fmt(lv.t0[i])}, "
+              f"more than the {_fmt(lim[i])} available")
+
+
+def _horizon(s: Schedule) -> float:
+    return float(np.max(np.abs(s.end))) if len(s) else 0.0
+
+
+def _check_common(s: Schedule, n_jobs: int, family: str) -> float:
+    """Checks every family shares; returns the time tolerance."""
+    for name in ("start", "end", "rate"):
+        col = getattr(s, name)
+        bad = ~np.isfinite(col)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _fail(f"piece {i} (job {s.job[i]}): {name} must be finite, got {col[i]}")
+    bad = (s.job < 0) | (s.job >= n_jobs)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i}: job {s.job[i]} does not exist (the {family} instance has jobs 0..{n_jobs - 1})")
+    bad = s.end <= s.start
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): end {_fmt(s.end[i])} must be after start {_fmt(s.start[i])}")
+    bad = s.rate <= 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): rate must be > 0, got {_fmt(s.rate[i])}")
+    bad = s.start < -_slack(0.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): start must be >= 0, got {_fmt(s.start[i])}")
+    return TOL * max(1.0, _horizon(s))
+
+
+def _check_release(s: Schedule, release: np.ndarray, label: str = "job") -> None:
+    r = release[s.job]
+    bad = s.start < r - _slack(r)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{label} {s.job[i]}: starts at {_fmt(s.start[i])}, before its release time {_fmt(r[i])}")
+
+
+def _job_span(s: Schedule, n_jobs: int) -> tuple[np.ndarray, np.ndarray]:
+    """First start and last end of each job (+inf / -inf for jobs without pieces)."""
+    first = np.full(n_jobs, np.inf)
+    last = np.full(n_jobs, -np.inf)
+    np.minimum.at(first, s.job, s.start)
+    np.maximum.at(last, s.job, s.end)
+    return first, last
+
+
+def _check_precedence(first: np.ndarray, last: np.ndarray, edges: np.ndarray, name) -> None:
+    if not len(edges):
+        return
+    a, b = edges[:, 0], edges[:, 1]
+    bad = first[b] < last[a] - _slack(last[a])
+    if bad.any():
+        e = int(np.flatnonzero(bad)[0])
+        _fail(f"precedence {name(a[e])} -> {name(b[e])}: {name(b[e])} starts at {_fmt(first[b[e]])} "
+              f"before {name(a[e])} completes at {_fmt(last[a[e]])}")
+
+
+def _check_work(done: np.ndarray, need: np.ndarray, name, unit: str = "work") -> None:
+    bad = _differs(done, need)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(i)}: {unit} done is {_fmt(done[i])}, must be {_fmt(need[i])}")
+
+
+def _check_whole(values: np.ndarray, s: Schedule, what: str) -> None:
+    bad = np.abs(values - np.round(values)) > _slack(values)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): {what} must be a whole number, got {_fmt(values[i])}")
+
+
+def _check_machine_ids(s: Schedule, n: int, word: str, pooled_ok: bool) -> None:
+    low = POOLED if pooled_ok else 0
+    bad = (s.machine < low) | (s.machine >= n)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        allowed = f"{POOLED} (pooled) or 0..{n - 1}" if pooled_ok else f"0..{n - 1}"
+        _fail(f"piece {i} (job {s.job[i]}): {word} {s.machine[i]} does not exist (allowed: {allowed})")
+
+
+def _check_identified_units(s: Schedule, n: int, word: str, time_tol: float) -> None:
+    """Pieces on a named processor/machine run at rate 1, and a unit runs one piece at a time."""
+    named = s.machine >= 0
+    if not named.any():
+        return
+    bad = named & _differs(s.rate, 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): on {word} {s.machine[i]} the rate must be 1, got {_fmt(s.rate[i])}")
+    lv = _levels(s.machine[named], s.start[named], s.end[named], np.ones(int(named.sum())), time_tol)
+    _check_peak(lv, 1.0, lambda m: f"{word} {m}", "pieces")
+
+
+def _check_single_piece(key: np.ndarray, n_keys: int, name, rule: str) -> np.ndarray:
+    count = np.bincount(key, minlength=n_keys)
+    bad = count != 1
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(i)}: runs in {count[i]} pieces, but {rule}")
+    return count
+
+
+# --------------------------------------------------------------------------------------------
+# verify, per family
+# --------------------------------------------------------------------------------------------
+
+def verify(instance: Instance, schedule: Schedule) -> None:
+    """Re-check every constraint of *instance*'s family from the pieces of *schedule*.
+
+    Returns None when the schedule is feasible; raises :class:`InfeasibleScheduleError` naming
+    the first violation otherwise. See the module docstring for the tolerance.
+    """
+    if not isinstance(schedule, Schedule):
+        raise TypeError(f"verify: expected a Schedule, got {type(schedule).__name__}")
+    checker = _VERIFIERS.get(type(instance))
+    if checker is None:
+        raise TypeError(f"verify: no verifier for {type(instance).__name__}")
+    checker(instance, schedule)
+
+
+def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
+    """Paper 000 §1.1 and 002 §3: work, processor maxima and minima, whole processors, P in
+    total, flow release times, precedence inside flows."""
+    n = inst.n_jobs
+    tt = _check_common(s, n, "malleable")
+    name = lambda j: f"flow {inst.job_flow[j]}, job {j - inst.flow_offset[inst.job_flow[j]]}"  # noqa: E731
+    bad = s.task != 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} ({name(s.job[i])}): task must be 0 for malleable jobs, got {s.task[i]}")
+    _check_machine_ids(s, inst.processors, "processor", pooled_ok=True)
+    _check_whole(s.rate, s, "rate (a number of processors)")
+    _check_identified_units(s, inst.processors, "processor", tt)
+    _check_release(s, inst.job_release, "job")
+    work = np.bincount(s.job, weights=s.rate * (s.end - s.start), minlength=n)
+    _check_work(work, inst.size, name)
+    per_job = _levels(s.job, s.start, s.end, s.rate, tt)
+    _check_peak(per_job, inst.max_procs, lambda j: f"{name(j)} (max_processors {inst.max_procs[j]})", "processors")
+    mins = inst.min_procs[per_job.key]
+    # Segments no longer than the time tolerance are artefacts of back-to-back pieces.
+    long_enough = per_job.t1 - per_job.t0 > 2 * tt
+    short = long_enough & (mins > 0) & (per_job.level < mins - _slack(mins))
+    if short.any():
+        i = int(np.flatnonzero(short)[0])
+        j = int(per_job.key[i])
+        _fail(f"{name(j)}: runs on {_fmt(per_job.level[i])} processors over [{_fmt(per_job.t0[i])}, "
+              f"{_fmt(per_job.t1[i])}) between its start and completion, below its min_processors {mins[i]}")
+    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate, tt)
+    _check_peak(total, float(inst.processors), lambda _: "all jobs", "processors")
+    first, last = _job_span(s, n)
+    _check_precedence(first, last, inst.edges, name)
+
+
+def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
+    """Paper 001 §III, eqs. (1)-(2): slots, arrivals, Map then Reduce, N machines per slot;
+    non-preemptive Reduce tasks (eq. 2) when promised."""
+    n = inst.n_jobs
+    tt = _check_common(s, n, "mapreduce")
+    _check_whole(s.start, s, "start (a slot boundary)")
+    _check_whole(s.end, s, "end (a slot boundary)")
+    _check_whole(s.rate, s, "rate (a number of machines)")
+    _check_machine_ids(s, inst.machines, "machine", pooled_ok=True)
+    _check_identified_units(s, inst.machines, "machine", tt)
+    n_red = np.diff(inst.reduce_offset)
+    bad = (s.task < MAP_TASK) | (s.task >= n_red[s.job])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i} (job {s.job[i]}): task {s.task[i]} does not exist (Map is {MAP_TASK}, "
+              f"Reduce tasks are 0..{n_red[s.job[i]] - 1})")
+    _check_release(s, inst.arrival.astype(float), "job")
+    is_map = s.task == MAP_TASK
+    work = s.rate * (s.end - s.start)
+    map_done = np.bincount(s.job[is_map], weights=work[is_map], minlength=n)
+    _check_work(map_done, inst.map_work.astype(float), lambda j: f"job {j}", "Map work")
+    gtask = inst.reduce_offset[s.job[~is_map]] + s.task[~is_map]
+    red_done = np.bincount(gtask, weights=work[~is_map], minlength=len(inst.reduce_work))
+    _check_work(red_done, inst.reduce_work.astype(float),
+                lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
+                "Reduce work")
+    map_end = np.full(n, -np.inf)
+    np.maximum.at(map_end, s.job[is_map], s.end[is_map])
+    red_start = np.full(n, np.inf)
+    np.minimum.at(red_start, s.job[~is_map], s.start[~is_map])
+    bad = red_start < map_end - tt
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        _fail(f"job {j}: Reduce work starts in slot {_fmt(red_start[j])}, but its last Map task runs in slot "
+              f"{_fmt(map_end[j] - 1)}")
+    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate, tt)
+    _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines")
+    if "non_preemptive" in s.promises:
+        red = ~is_map
+        _check_single_piece(gtask, len(inst.reduce_work),
+                            lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
+                            "the schedule promises non-preemptive Reduce tasks")
+        bad = red & _differs(s.rate, 1.0)
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            _fail(f"job {s.job[i]}, reduce task {s.task[i]}: runs on {_fmt(s.rate[i])} machines at once, but the "
+                  f"schedule promises non-preemptive Reduce tasks (one machine each)")
+
+
+def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
+    """Paper 003 §2: processing, packing (capacity), placement, one machine at a time per task,
+    release times; non-preemption and no migration when promised."""
+    n = inst.n_jobs
+    tt = _check_common(s, n, "packing")
+    _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
+    n_tasks = np.diff(inst.job_offset)
+    bad = (s.task < 0) | (s.task >= n_tasks[s.job])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i}: job {s.job[i]} has no task {s.task[i]} (it has tasks 0..{n_tasks[s.job[i]] - 1})")
+    g = inst.job_offset[s.job] + s.task
+    name = lambda t: f"job {inst.task_job[t]}, task {t - inst.job_offset[inst.task_job[t]]}"  # noqa: E731
+    M = inst.n_machines
+    keys = inst.place_task * M + inst.place_machine
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    want = g * M + s.machine
+    pos = np.searchsorted(sorted_keys, want)
+    found = (pos < len(sorted_keys)) & (sorted_keys[np.minimum(pos, len(sorted_keys) - 1)] == want)
+    if not found.all():
+        i = int(np.flatnonzero(~found)[0])
+        allowed = inst.place_machine[inst.place_offset[g[i]]:inst.place_offset[g[i] + 1]].tolist()
+        _fail(f"{name(g[i])}: runs on machine {s.machine[i]}, outside its placement set {allowed}")
+    ptime = inst.place_time[order[pos]]
+    bad = _differs(s.rate, inst.demand[g])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(g[i])}: piece {i} uses {_fmt(s.rate[i])} of the resource, but the task needs exactly "
+              f"{_fmt(inst.demand[g[i]])} while it runs")
+    _check_release(s, inst.release, "job")
+    done = np.bincount(g, weights=(s.end - s.start) / ptime, minlength=inst.n_tasks)
+    _check_work(done, np.ones(inst.n_tasks), name, "fraction of the task")
+    _check_peak(_levels(s.machine, s.start, s.end, s.rate, tt), inst.capacities, lambda m: f"machine {m}", "resource")
+    _check_peak(_levels(g, s.start, s.end, np.ones(len(s)), tt), 1.0, lambda t: f"{name(t)} (one machine at a time)",
+                "machines")
+    if "non_preemptive" in s.promises:
+        _check_single_piece(g, inst.n_tasks, name, "the schedule promises no preemption")
+    if "no_migration" in s.promises and len(s):
+        lo = np.full(inst.n_tasks, M)
+        hi = np.full(inst.n_tasks, -1)
+        np.minimum.at(lo, g, s.machine)
+        np.maximum.at(hi, g, s.machine)
+        bad = (hi >= 0) & (lo != hi)
+        if bad.any():
+            t = int(np.flatnonzero(bad)[0])
+            _fail(f"{name(t)}: runs on machines {lo[t]} and {hi[t]}, but the schedule promises no migration")
+
+
+def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
+    """Paper 004 §II: each task once, without preemption, on one machine for p/v, one task per
+    machine at a time, release times, precedence between jobs."""
+    n = inst.n_jobs
+    tt = _check_common(s, n, "related")
+    _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
+    n_tasks = np.diff(inst.job_offset)
+    bad = (s.task < 0) | (s.task >= n_tasks[s.job])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i}: job {s.job[i]} has no task {s.task[i]} (it has tasks 0..{n_tasks[s.job[i]] - 1})")
+    g = inst.job_offset[s.job] + s.task
+    name = lambda t: f"job {inst.task_job[t]}, task {t - inst.job_offset[inst.task_job[t]]}"  # noqa: E731
+    _check_single_piece(g, inst.n_tasks, name, "tasks run without preemption on related machines")
+    bad = _differs(s.rate, 1.0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(g[i])}: rate must be 1 (a machine runs one task at a time), got {_fmt(s.rate[i])}")
+    need = inst.task_size[g] / inst.speeds[s.machine]
+    bad = _differs(s.end - s.start, need)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(g[i])}: runs for {_fmt(s.end[i] - s.start[i])} on machine {s.machine[i]}, but size "
+              f"{_fmt(inst.task_size[g[i]])} at speed {_fmt(inst.speeds[s.machine[i]])} takes {_fmt(need[i])}")
+    _check_release(s, inst.release, "job")
+    _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s)), tt), 1.0, lambda m: f"machine {m}", "tasks")
+    first, last = _job_span(s, n)
+    _check_precedence(first, last, inst.edges, lambda j: f"job {j}")
+
+
+_VERIFIERS = {
+    MalleableInstance: _verify_malleable,
+    MapReduceInstance: _verify_mapreduce,
+    PackingInstance: _verify_packing,
+    RelatedInstance: _verify_related,
+}
+
+
+# --------------------------------------------------------------------------------------------
+# evaluate
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Evaluation:
+    """Completion times and objective values of a schedule.
+
+    ``completion`` is per job, except for the malleable family where it is per flow (the paper's
+    unit of cost) and per-job times are in ``job_completion``. ``objective`` is the family's
+    objective (malleable: the instance's minisum/minimax cost; mapreduce: total flow time;
+    packing and related: Σ w_j C_j); ``metrics`` holds the others by name.
+    """
+
+    completion: np.ndarray
+    objective: float
+    metrics: dict[str, float]
+    job_completion: np.ndarray | None = None
+
+
+def completion_times(instance: Instance, schedule: Schedule) -> np.ndarray:
+    """Last end time of each job's pieces; a job without pieces is an error."""
+    n = instance.n_jobs
+    _, last = _job_span(schedule, n)
+    missing = ~np.isfinite(last)
+    if missing.any():
+        raise InfeasibleScheduleError(f"job {int(np.flatnonzero(missing)[0])}: has no pieces in the schedule")
+    return last
+
+
+def evaluate(instance: Instance, schedule: Schedule) -> Evaluation:
+    """Completion times and every objective of the family (does not verify: call verify first)."""
+    C = completion_times(instance, schedule)
+    if isinstance(instance, MalleableInstance):
+        flowC = np.maximum.reduceat(C, instance.flow_offset[:-1])
+        costs = np.array([fl.cost(c) for fl, c in zip(instance.flows, flowC)], dtype=float)
+        rel = instance.flow_release
+        metrics = {
+            "cost_sum": float(costs.sum()),
+            "cost_max": float(costs.max()),
+            "total_completion": float(flowC.sum()),
+            "makespan": float(flowC.max()),
+            "total_flow_time": float((flowC - rel).sum()),
+        }
+        return Evaluation(flowC, float(aggregate(costs, instance.objective)), metrics, job_completion=C)
+    if isinstance(instance, MapReduceInstance):
+        flow = C - instance.arrival
+        metrics = {"total_flow_time": float(flow.sum()), "mean_flow_time": float(flow.mean()),
+                   "max_flow_time": float(flow.max()), "makespan": float(C.max())}
+        return Evaluation(C, metrics["total_flow_time"], metrics)
+    w, r = instance.weights, instance.release
+    metrics = {
+        "weighted_completion": float(w @ C),
+        "weighted_average_completion": float(w @ C / w.sum()),
+        "weighted_delay": float(w @ (C - r)),
+        "weighted_average_delay": float(w @ (C - r) / w.sum()),
+        "total_completion": float(C.sum()),
+        "makespan": float(C.max()),
+    }
+    return Evaluation(C, metrics["weighted_completion"], metrics)
