@@ -63,37 +63,47 @@ class AlgorithmSpec:
     paper: str = ""
 
 
-_REGISTRY: dict[str, AlgorithmSpec] = {}
+_REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}
+"""name -> family -> spec: one name (e.g. ``fifo``) may serve several families."""
 
 
-def register(name: str, family: str, summary: str, *, uses_solver: bool = False, paper: str = "") -> Callable[[AlgorithmFn], AlgorithmFn]:
+def register(name: str, family: str, summary: str, *, uses_solver: bool = False,
+             paper: str = "") -> Callable[[AlgorithmFn], AlgorithmFn]:
     """Decorator: register *fn* under *name* for instances of *family*."""
     def deco(fn: AlgorithmFn) -> AlgorithmFn:
-        if name in _REGISTRY and _REGISTRY[name].fn is not fn:
-            raise ValueError(f"algorithm {name!r} is registered twice")
-        _REGISTRY[name] = AlgorithmSpec(name, family, fn, summary, uses_solver, paper)
+        known = _REGISTRY.setdefault(name, {})
+        if family in known and known[family].fn is not fn:
+            raise ValueError(f"algorithm {name!r} is registered twice for family {family!r}")
+        known[family] = AlgorithmSpec(name, family, fn, summary, uses_solver, paper)
         return fn
     return deco
 
 
 def _load_builtin() -> None:
     # Importing the packages registers their algorithms; done lazily to keep imports acyclic.
-    import schedrelax.schedulers  # noqa: F401
     import schedrelax.rounding  # noqa: F401
+    import schedrelax.schedulers  # noqa: F401
 
 
-def available(family: str | None = None) -> dict[str, AlgorithmSpec]:
-    """Registered algorithms by name, optionally only those accepting *family*."""
+def available(family: str | None = None) -> list[AlgorithmSpec]:
+    """Registered algorithms sorted by name then family, optionally only those for *family*."""
     _load_builtin()
-    return {k: v for k, v in sorted(_REGISTRY.items()) if family is None or v.family == family}
+    return [spec for name in sorted(_REGISTRY) for fam, spec in sorted(_REGISTRY[name].items())
+            if family is None or fam == family]
 
 
-def get(name: str) -> AlgorithmSpec:
-    """The registered algorithm *name*, or AlgorithmError listing the known names."""
+def get(name: str, family: str) -> AlgorithmSpec:
+    """The algorithm *name* for *family*, or AlgorithmError listing what exists."""
     _load_builtin()
     if name not in _REGISTRY:
         raise AlgorithmError(f"unknown algorithm {name!r}; known: {', '.join(sorted(_REGISTRY))}")
-    return _REGISTRY[name]
+    if family not in _REGISTRY[name]:
+        accepting = sorted(s.name for s in available(family))
+        raise AlgorithmError(
+            f"algorithm {name!r} accepts {', '.join(sorted(_REGISTRY[name]))} instances, not {family} "
+            f"(algorithms for {family}: {', '.join(accepting) or 'none'})"
+        )
+    return _REGISTRY[name][family]
 
 
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
@@ -104,13 +114,7 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     InfeasibleScheduleError if the algorithm's schedule breaks a constraint (a bug in the
     algorithm: it is never passed on silently).
     """
-    spec = get(name)
-    if instance.family != spec.family:
-        accepting = [k for k, v in available(instance.family).items()]
-        raise AlgorithmError(
-            f"algorithm {name!r} accepts {spec.family} instances, got a {instance.family} instance "
-            f"(algorithms for {instance.family}: {', '.join(accepting) or 'none'})"
-        )
+    spec = get(name, instance.family)
     params = dict(params or {})
     t0 = time.perf_counter()
     result = spec.fn(instance, solver=solver, seed=seed, **params)

@@ -20,7 +20,11 @@ related       the task's index in its job            the machine 0..m-1
 the code that made them, and raises :class:`InfeasibleScheduleError` naming the first violation.
 One tolerance governs every comparison: two quantities agree when they differ by at most
 ``TOL · max(1, |reference|)`` (relative for magnitudes above 1, absolute below). A schedule may
-carry *promises* (``"non_preemptive"``, ``"no_migration"``) that verify then enforces too.
+carry *promises* (``"non_preemptive"``, ``"no_migration"``, ``"respects_minima"``) that verify then
+enforces too. FLEX's per-job minima (paper 002) are a fairness guarantee of the allocator, not a
+physical limit: paper 002's own FIFO baseline runs with minima 0. So minima are checked for
+schedules that promise ``respects_minima`` (the minima-aware allocators make that promise);
+maxima, capacity and everything physical are checked always.
 """
 
 from __future__ import annotations
@@ -52,7 +56,7 @@ POOLED = -1
 MAP_TASK = -1
 """``task`` value of a MapReduce piece that does Map work."""
 
-PROMISES = frozenset({"non_preemptive", "no_migration"})
+PROMISES = frozenset({"non_preemptive", "no_migration", "respects_minima"})
 """What an algorithm may promise about its schedule, beyond the family's constraints."""
 
 _COLUMNS = ("job", "task", "machine", "start", "end", "rate")
@@ -370,7 +374,7 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
     mins = inst.min_procs[per_job.key]
     # Segments no longer than the time tolerance are artefacts of back-to-back pieces.
     long_enough = per_job.t1 - per_job.t0 > 2 * tt
-    short = long_enough & (mins > 0) & (per_job.level < mins - _slack(mins))
+    short = long_enough & (mins > 0) & ("respects_minima" in s.promises) & (per_job.level < mins - _slack(mins))
     if short.any():
         i = int(np.flatnonzero(short)[0])
         j = int(per_job.key[i])
@@ -419,8 +423,11 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
               f"{_fmt(map_end[j] - 1)}")
     total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate, tt)
     _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines")
+    red = ~is_map
+    per_task = _levels(gtask, s.start[red], s.end[red], s.rate[red], tt)
+    _check_peak(per_task, 1.0, lambda t: f"job {inst.reduce_job[t]}, reduce task "
+                f"{t - inst.reduce_offset[inst.reduce_job[t]]} (one machine at a time)", "machines")
     if "non_preemptive" in s.promises:
-        red = ~is_map
         _check_single_piece(gtask, len(inst.reduce_work),
                             lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
                             "the schedule promises non-preemptive Reduce tasks")
