@@ -9,6 +9,7 @@ algorithm cannot report a value its schedule does not achieve.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,14 @@ def get(name: str, family: str) -> AlgorithmSpec:
     return _REGISTRY[name][family]
 
 
+def _keyword_params(fn: AlgorithmFn) -> set[str] | None:
+    """The tunable keyword parameters of *fn* (None if it takes ``**kwargs``)."""
+    sig = inspect.signature(fn)
+    if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+        return None
+    return {k for k, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY} - {"solver", "seed"}
+
+
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
         params: Mapping[str, Any] | None = None) -> Result:
     """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
@@ -116,6 +125,12 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     """
     spec = get(name, instance.family)
     params = dict(params or {})
+    accepted = _keyword_params(spec.fn)
+    if accepted is not None:
+        unknown = sorted(set(params) - accepted)
+        if unknown:
+            raise AlgorithmError(f"algorithm {name!r} has no parameter {unknown[0]!r} "
+                                 f"(its parameters: {', '.join(sorted(accepted)) or 'none'})")
     t0 = time.perf_counter()
     result = spec.fn(instance, solver=solver, seed=seed, **params)
     elapsed = time.perf_counter() - t0

@@ -1,0 +1,39 @@
+"""schedrelax: LP relaxations, rounding and verified schedules for cluster scheduling.
+
+The public API, re-exported from the subpackages::
+
+    import schedrelax as sr
+    inst = sr.load("instance.json")              # any of the four families
+    result = sr.run("fifo", inst)                # verified schedule, objective, bound, timings
+    sr.verify(inst, result.schedule)             # raises InfeasibleScheduleError if infeasible
+    res = sr.solve(model, solver="highs")        # any Pyomo model, any back end
+"""
+
+from schedrelax.algorithms import Result, available, register, run
+from schedrelax.errors import (
+    AlgorithmError,
+    InfeasibleScheduleError,
+    InstanceError,
+    NoOptimalSolutionError,
+    SchedrelaxError,
+    SolverError,
+    SolverNotAvailableError,
+)
+from schedrelax.instances import load
+from schedrelax.schedules import Evaluation, Schedule, evaluate, verify
+
+__version__ = "0.1.0"
+
+
+def solve(model, solver: str = "highs", **options):
+    """Solve a Pyomo model with the named back end; see :func:`schedrelax.solvers.solve`."""
+    from schedrelax.solvers import solve as _solve
+
+    return _solve(model, solver=solver, **options)
+
+
+__all__ = [
+    "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
+    "Result", "Schedule", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
+    "evaluate", "load", "register", "run", "solve", "verify", "__version__",
+]

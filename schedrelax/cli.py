@@ -1,0 +1,209 @@
+"""The ``schedrelax`` command (also ``python -m schedrelax``).
+
+A user error (bad file, unknown name, infeasible schedule ...) prints one line on stderr and exits
+with code 2; ``--debug`` shows the traceback instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from schedrelax.errors import SchedrelaxError
+
+EXIT_USAGE = 2
+
+
+def _param(text: str) -> tuple[str, Any]:
+    """``key=value`` with the value read as JSON where it parses (numbers, true, lists), else a string."""
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param must look like key=value, got {text!r}")
+    key, raw = text.split("=", 1)
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        value = raw
+    return key.strip(), value
+
+
+def _positive(text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}") from None
+    if not v > 0:
+        raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
+    return v
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="schedrelax", description=__doc__.splitlines()[0] + " LP relaxations, "
+                                "rounding and verified schedules for cluster scheduling.")
+    p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    s = sub.add_parser("solve", help="run an algorithm on an instance file; the schedule is verified")
+    s.add_argument("instance", help="instance JSON file")
+    s.add_argument("--algorithm", "-a", required=True, help="algorithm name (see `schedrelax list`)")
+    s.add_argument("--solver", default="highs", help="LP/MIP solver for algorithms that use one (default: highs)")
+    s.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    s.add_argument("--time-limit", type=_positive, help="solver time limit in seconds")
+    s.add_argument("--param", "-p", type=_param, action="append", default=[], metavar="KEY=VALUE",
+                   help="algorithm parameter (repeatable), value read as JSON where it parses")
+    s.add_argument("--out", "-o", help="write the schedule as JSON here")
+    s.add_argument("--gantt", help="write a Gantt chart here (PNG, SVG or PDF)")
+
+    g = sub.add_parser("generate", help="generate a seeded instance of a paper's experimental setup")
+    g.add_argument("family", help="instance family: malleable, mapreduce, packing or related")
+    g.add_argument("--setup", help="paper setup (default: a small size of the family's first paper setup)")
+    g.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    g.add_argument("--param", "-p", type=_param, action="append", default=[], metavar="KEY=VALUE",
+                   help="generator parameter (repeatable), e.g. -p n_jobs=20")
+    g.add_argument("-o", "--out", required=True, help="output instance JSON file")
+
+    v = sub.add_parser("verify", help="check a schedule against an instance; exit 0 if feasible")
+    v.add_argument("instance")
+    v.add_argument("schedule")
+
+    sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
+
+    d = sub.add_parser("demo", help="run every algorithm on the bundled example instances")
+    d.add_argument("--solver", default="highs", help="solver for algorithms that use one (default: highs)")
+    d.add_argument("--out-dir", help="also write each schedule's Gantt chart (PNG) here")
+    return p
+
+
+def _cmd_solve(args: argparse.Namespace) -> int:
+    from schedrelax import algorithms
+    from schedrelax.instances import load
+
+    inst = load(args.instance)
+    spec = algorithms.get(args.algorithm, inst.family)
+    params = dict(args.param)
+    if args.time_limit is not None:
+        if spec.uses_solver:
+            params["time_limit"] = args.time_limit
+        else:
+            print(f"note: --time-limit ignored: {args.algorithm} uses no solver", file=sys.stderr)
+    result = algorithms.run(args.algorithm, inst, solver=args.solver, seed=args.seed, params=params)
+    _print_result(inst, result)
+    if args.out:
+        sched = result.schedule
+        meta = {**sched.meta, "algorithm": result.algorithm, "objective": result.objective,
+                "instance": str(args.instance)}
+        type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
+                    promises=sched.promises, meta=meta).save(args.out)
+        print(f"schedule written to {args.out}")
+    if args.gantt:
+        from schedrelax.experiments.plots import save_gantt
+
+        save_gantt(inst, result.schedule, args.gantt, title=f"{args.algorithm} on {Path(args.instance).name}")
+        print(f"Gantt chart written to {args.gantt}")
+    return 0
+
+
+def _print_result(inst, result) -> None:
+    lb = "none" if result.lower_bound is None else f"{result.lower_bound:.6g}"
+    print(f"{result.algorithm} on {inst.family} instance ({inst.n_jobs} jobs): objective {result.objective:.6g}, "
+          f"lower bound {lb}, verified")
+    if result.ratio_to_bound is not None:
+        print(f"  ratio to lower bound {result.ratio_to_bound:.4f}")
+    if result.guarantee is not None:
+        print(f"  guarantee {result.guarantee:.4g}")
+    print(f"  time {result.timings.get('total', float('nan')):.3f} s, {len(result.schedule)} pieces")
+
+
+def _cmd_generate(args: argparse.Namespace) -> int:
+    from schedrelax.instances.generate import generate
+
+    inst = generate(args.family, args.setup, seed=args.seed, **dict(args.param))
+    inst.save(args.out)
+    print(f"{inst.family} instance with {inst.n_jobs} jobs written to {args.out}")
+    return 0
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    from schedrelax.instances import load
+    from schedrelax.schedules import Schedule, evaluate, verify
+
+    inst = load(args.instance)
+    try:
+        sched = Schedule.load(args.schedule)
+    except ValueError as exc:
+        raise SchedrelaxError(str(exc)) from exc
+    verify(inst, sched)
+    ev = evaluate(inst, sched)
+    print(f"feasible: {len(sched)} pieces, objective {ev.objective:.6g}")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    from schedrelax import algorithms
+    from schedrelax.instances import FAMILIES
+    from schedrelax.instances.generate import SETUPS
+    from schedrelax.solvers import available_solvers
+
+    print("families:")
+    for fam in sorted(FAMILIES):
+        setups = ", ".join(k for k, s in SETUPS.items() if s.family == fam)
+        print(f"  {fam:<10} setups: {setups}")
+    print("algorithms:")
+    for spec in algorithms.available():
+        print(f"  {spec.name:<16} {spec.family:<10} {spec.summary}")
+    print("solvers:")
+    for info in available_solvers():
+        state = f"available ({info.version})" if info.available else "not installed"
+        feats = ", ".join(sorted(info.features)) if info.available else ""
+        print(f"  {info.name:<16} {state}" + (f"  [{feats}]" if feats else ""))
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from schedrelax import algorithms
+    from schedrelax.instances.generate import EXAMPLES, example
+
+    out_dir = Path(args.out_dir) if args.out_dir else None
+    if out_dir:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    header = f"{'instance':<16} {'algorithm':<16} {'objective':>12} {'lower bound':>12} {'ratio':>7} {'time s':>7}"
+    print(header)
+    print("-" * len(header))
+    for fam in EXAMPLES:
+        inst = example(fam)
+        for spec in algorithms.available(inst.family):
+            result = algorithms.run(spec.name, inst, solver=args.solver, seed=0)
+            lb = "-" if result.lower_bound is None else f"{result.lower_bound:.6g}"
+            ratio = "-" if result.ratio_to_bound is None else f"{result.ratio_to_bound:.3f}"
+            print(f"{inst.family:<16} {spec.name:<16} {result.objective:>12.6g} {lb:>12} {ratio:>7} "
+                  f"{result.timings['total']:>7.3f}")
+            if out_dir:
+                from schedrelax.experiments.plots import save_gantt
+
+                save_gantt(inst, result.schedule, str(out_dir / f"{inst.family}_{spec.name}.png"),
+                           title=f"{spec.name} on the bundled {inst.family} example")
+    print("every schedule above passed verify")
+    return 0
+
+
+_COMMANDS = {"solve": _cmd_solve, "generate": _cmd_generate, "verify": _cmd_verify, "list": _cmd_list,
+             "demo": _cmd_demo}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``schedrelax`` console script."""
+    args = _parser().parse_args(argv)
+    try:
+        return _COMMANDS[args.command](args)
+    except (SchedrelaxError, ValueError) as exc:
+        if args.debug:
+            raise
+        print(f"schedrelax {args.command}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
