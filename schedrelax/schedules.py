@@ -576,11 +576,12 @@ def evaluate(instance: Instance, schedule: Schedule) -> Evaluation:
                    "max_flow_time": float(flow.max()), "makespan": float(C.max())}
         return Evaluation(C, metrics["total_flow_time"], metrics)
     w, r = instance.weights, instance.release
+    wsum = float(w.sum()) or float("nan")  # related weights may all be 0
     metrics = {
         "weighted_completion": float(w @ C),
-        "weighted_average_completion": float(w @ C / w.sum()),
+        "weighted_average_completion": float(w @ C) / wsum,
         "weighted_delay": float(w @ (C - r)),
-        "weighted_average_delay": float(w @ (C - r) / w.sum()),
+        "weighted_average_delay": float(w @ (C - r)) / wsum,
         "total_completion": float(C.sum()),
         "makespan": float(C.max()),
     }

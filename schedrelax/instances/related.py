@@ -2,7 +2,7 @@
 
 Machine i has speed v_i > 0; task t of job j has data size p_{j,t} > 0 and takes p_{j,t}/v_i on
 machine i, without preemption, one task per machine at a time. The tasks of a job may run in
-parallel; a job completes when its last task does. Job j has weight w_j > 0 and release time
+parallel; a job completes when its last task does. Job j has weight w_j ≥ 0 (paper 004 §I: nonnegative) and release time
 r_j ≥ 0; an edge (j1, j2) of the precedence DAG means no task of j2 starts before every task of
 j1 has completed. The objective is Σ w_j C_j.
 
@@ -68,7 +68,7 @@ class RelatedInstance(Instance):
             where = f"job {j}"
             if not isinstance(job, RelatedJob):
                 raise InstanceError(f"{where}: expected a RelatedJob, got {type(job).__name__}")
-            weights.append(ck.check_scalar(job.weight, "weight", where, positive=True))
+            weights.append(ck.check_scalar(job.weight, "weight", where, minimum=0))
             release.append(ck.check_scalar(job.release, "release", where, minimum=0))
             s = ck.as_array(job.tasks, "tasks", where)
             if len(s) == 0:

@@ -1,0 +1,393 @@
+"""FIFO, the arrival-order baseline of every paper, one scheduler per instance family.
+
+Each function is registered as ``"fifo"`` for its family, so ``algorithms.run("fifo", instance)``
+works on any instance. FIFO proves no lower bound and carries no guarantee; the papers use it as
+the default Hadoop scheduler to beat. Orders are by release (arrival) time, ties by index.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+import numpy as np
+
+from schedrelax.algorithms import Result, register
+from schedrelax.instances import MalleableInstance, MapReduceInstance, PackingInstance, RelatedInstance
+from schedrelax.schedules import MAP_TASK, POOLED, Schedule
+
+_FINISHED = 1e-9
+"""Remaining work below this fraction of a job's size counts as done (floating-point dust)."""
+
+
+def _successors(n: int, edges: np.ndarray) -> tuple[list[list[int]], np.ndarray]:
+    """Successor lists and in-degrees of a DAG given as (E, 2) edges over 0..n-1."""
+    succ: list[list[int]] = [[] for _ in range(n)]
+    for a, b in np.asarray(edges, dtype=np.int64).reshape(-1, 2).tolist():
+        succ[a].append(b)
+    indeg = np.bincount(np.asarray(edges, dtype=np.int64).reshape(-1, 2)[:, 1], minlength=n)
+    return succ, indeg
+
+
+def _merge(ready: np.ndarray, new: np.ndarray) -> np.ndarray:
+    """The sorted array *ready* with the values *new* inserted in place."""
+    new = np.sort(new)
+    return np.insert(ready, np.searchsorted(ready, new), new)
+
+
+# --------------------------------------------------------------------------------------------
+# malleable
+# --------------------------------------------------------------------------------------------
+
+@register("fifo", "malleable", "flows in arrival order, each ready job up to its maximum processors",
+          paper="000 §1.3/§4; 002 §3.1, §4")
+def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """FIFO for malleable flows (paper 000 §1.3, §4: flows in arrival order; paper 002 §4: the
+    Malleable Packing Scheme of §3.1 in arrival order, with minima 0 and maxima kept).
+
+    An event-driven list scheduler. At time 0 and at every job completion or flow release the
+    ready jobs (flow released, every predecessor in its DAG completed) are taken in the order
+    (flow release, flow index, job index) and each in turn gets min(max_processors, processors
+    left) whole processors; allocations are constant between events. Choices: a job whose
+    predecessors complete mid-way joins the list at that event, in its priority place (so it may
+    take processors from a later flow); minima are ignored, as in paper 002's baseline, so the
+    schedule makes no ``respects_minima`` promise. Pieces are pooled (machine -1), task 0, rate =
+    processors; consecutive intervals at the same rate form one piece.
+    """
+    P = instance.processors
+    n = instance.n_jobs
+    size = np.asarray(instance.size, dtype=float)
+    maxp = np.asarray(instance.max_procs, dtype=np.int64)
+    release = np.asarray(instance.job_release, dtype=float)
+    # Global job indices already run flow by flow, job by job: the priority is (release, index).
+    priority = np.lexsort((np.arange(n), release))
+    rank = np.empty(n, dtype=np.int64)
+    rank[priority] = np.arange(n)
+    succ, waiting_preds = _successors(n, instance.edges)
+    flow_order = np.argsort(instance.flow_release, kind="stable")
+    flow_release = instance.flow_release[flow_order]
+    offset = instance.flow_offset
+
+    rem = size.copy()
+    rate = np.zeros(n, dtype=np.int64)
+    piece_start = np.zeros(n)
+    ready = np.zeros(0, dtype=np.int64)  # ranks of the ready jobs, sorted
+    running = np.zeros(0, dtype=np.int64)  # jobs with processors since the last event
+    out_job, out_start, out_end, out_rate = [], [], [], []
+    t, next_flow, done, events = 0.0, 0, 0, 0
+
+    def close(jobs: np.ndarray, at: float, rates: np.ndarray) -> None:
+        out_job.append(jobs)
+        out_start.append(piece_start[jobs])
+        out_end.append(np.full(len(jobs), at))
+        out_rate.append(rates)
+
+    while done < n:
+        events += 1
+        fresh = []
+        while next_flow < len(flow_order) and flow_release[next_flow] <= t:
+            f = flow_order[next_flow]
+            jobs = np.arange(offset[f], offset[f + 1])
+            fresh.append(jobs[waiting_preds[jobs] == 0])
+            next_flow += 1
+        if fresh:
+            ready = _merge(ready, rank[np.concatenate(fresh)])
+        next_release = flow_release[next_flow] if next_flow < len(flow_order) else np.inf
+        if not len(ready):
+            t = float(next_release)  # finite: an unfinished job waits for its flow's release
+            continue
+
+        jobs = priority[ready[:P]]  # every job gets at least one processor or none: P jobs at most
+        cap = maxp[jobs]
+        alloc = np.minimum(cap, np.maximum(P - (np.cumsum(cap) - cap), 0))
+        k = int(np.count_nonzero(alloc))  # the allocated jobs are a prefix of the ready list
+        run, give = jobs[:k], alloc[:k]
+
+        # A piece ends where its job's rate changes; equal rates run on in the same piece.
+        old_run, old_running = rate[run], rate[running]
+        rate[running] = 0
+        rate[run] = give
+        stop = rate[running] != old_running
+        if stop.any():
+            close(running[stop], t, old_running[stop])
+        piece_start[run[give != old_run]] = t
+        running = run
+
+        finish_in = rem[run] / give
+        first = int(np.argmin(finish_in))
+        t_next = min(t + float(finish_in[first]), float(next_release))
+        rem[run] -= give * (t_next - t)
+        if t_next == t + float(finish_in[first]):
+            rem[run[first]] = 0.0  # the job that set the event ends exactly, whatever the rounding
+        over = rem[run] <= _FINISHED * size[run]
+        t = t_next
+        if over.any():
+            finished = run[over]
+            rem[finished] = 0.0
+            close(finished, t, rate[finished])
+            rate[finished] = 0
+            running = run[~over]
+            done += len(finished)
+            ready = np.delete(ready, np.flatnonzero(over))  # run is the head of the ready list
+            unlocked = []
+            for j in finished.tolist():
+                for s in succ[j]:
+                    waiting_preds[s] -= 1
+                    if waiting_preds[s] == 0:
+                        unlocked.append(s)
+            if unlocked:
+                ready = _merge(ready, rank[unlocked])
+
+    job = np.concatenate(out_job)
+    schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED),
+                        np.concatenate(out_start), np.concatenate(out_end), np.concatenate(out_rate),
+                        meta={"algorithm": "fifo"})
+    return Result(algorithm="fifo", schedule=schedule, info={"events": events})
+
+
+# --------------------------------------------------------------------------------------------
+# mapreduce
+# --------------------------------------------------------------------------------------------
+
+@register("fifo", "mapreduce", "jobs in arrival order, slot by slot: Map, then one machine per Reduce task",
+          paper="001 §III, §VII-A")
+def fifo_mapreduce(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
+                   preemptive: bool = True) -> Result:
+    """FIFO for MapReduce (paper 001 §VII-A: "All the jobs are scheduled in their order of
+    arrival"; the model and eqs. (1)-(2) are §III).
+
+    Slot by slot, the jobs that have arrived and are unfinished are taken in arrival order (ties
+    by index). A job with Map tasks left gets min(Map tasks left, machines left) machines for
+    Map; a job whose Map finished in an earlier slot gets one machine per unfinished Reduce task,
+    up to the machines left — the tasks in index order, since a Reduce task runs on at most one
+    machine per slot. A job whose Map finishes in this slot gets nothing more in it and does not
+    block later jobs.
+
+    ``preemptive=False`` is eq. (2): a started Reduce task keeps its machine until it ends, those
+    machines are taken first in every slot, and the schedule promises ``non_preemptive``.
+
+    Pieces are pooled (machine -1): Map pieces have task -1 and rate = machines, Reduce pieces
+    one per task with rate 1; consecutive slots with the same allocation form one piece.
+    """
+    N = instance.machines
+    n = instance.n_jobs
+    arrival = instance.arrival.tolist()
+    order = sorted(range(n), key=lambda j: (arrival[j], j))
+    map_left = instance.map_work.tolist()
+    red_off = instance.reduce_offset.tolist()
+    red_job = instance.reduce_job.tolist()
+    red_left = instance.reduce_work.tolist()
+    pending = [list(range(red_off[j], red_off[j + 1])) for j in range(n)]  # unfinished (or unstarted) tasks
+
+    pieces: list[tuple[int, int, int, int, int]] = []  # (job, task, start, end, rate); all pooled
+    open_map: dict[int, tuple[int, int]] = {}  # job -> (start slot, machines)
+    open_red: dict[int, int] = {}  # global Reduce task -> start slot
+    held: list[int] = []  # non-preemptive: end slots of the running Reduce tasks (a heap)
+    active: list[int] = []
+    t, arrived, slots = 0, 0, 0
+
+    def close_all(at: int) -> None:
+        for j, (s, r) in open_map.items():
+            pieces.append((j, MAP_TASK, s, at, r))
+        for g, s in open_red.items():
+            pieces.append((red_job[g], g - red_off[red_job[g]], s, at, 1))
+        open_map.clear()
+        open_red.clear()
+
+    while True:
+        while arrived < n and arrival[order[arrived]] <= t:
+            active.append(order[arrived])
+            arrived += 1
+        while held and held[0] <= t:
+            heapq.heappop(held)
+        if not active:
+            close_all(t)
+            if arrived == n:
+                break
+            t = arrival[order[arrived]]
+            continue
+        slots += 1
+        left = N - len(held)
+        new_map: dict[int, tuple[int, int]] = {}
+        new_red: dict[int, int] = {}
+        keep: list[int] = []
+        visited = 0
+        for j in active:
+            if left == 0:
+                break
+            visited += 1
+            if map_left[j] > 0:
+                m = min(map_left[j], left)
+                left -= m
+                map_left[j] -= m
+                prev = open_map.pop(j, None)
+                if prev is not None and prev[1] != m:
+                    pieces.append((j, MAP_TASK, prev[0], t, prev[1]))
+                    prev = None
+                new_map[j] = (t if prev is None else prev[0], m)
+                keep.append(j)
+            else:  # Map finished in an earlier slot (each job is visited once a slot)
+                tasks = pending[j]
+                serve = tasks[:left]
+                left -= len(serve)
+                if preemptive:
+                    for g in serve:
+                        red_left[g] -= 1
+                        new_red[g] = open_red.pop(g, t)
+                    pending[j] = [g for g in serve if red_left[g] > 0] + tasks[len(serve):]
+                else:
+                    for g in serve:
+                        pieces.append((j, g - red_off[j], t, t + red_left[g], 1))
+                        heapq.heappush(held, t + red_left[g])
+                    pending[j] = tasks[len(serve):]
+                if pending[j]:
+                    keep.append(j)
+        active = keep + active[visited:]
+        close_all(t)  # whatever was not continued into this slot ends where it stood
+        open_map, open_red = new_map, new_red
+        t += 1
+
+    rows = np.array(pieces, dtype=np.int64).reshape(-1, 5)
+    schedule = Schedule(rows[:, 0], rows[:, 1], np.full(len(rows), POOLED), rows[:, 2], rows[:, 3], rows[:, 4],
+                        promises=() if preemptive else {"non_preemptive"},
+                        meta={"algorithm": "fifo", "preemptive": preemptive})
+    return Result(algorithm="fifo", schedule=schedule, params={"preemptive": preemptive},
+                  info={"slots_simulated": slots})
+
+
+# --------------------------------------------------------------------------------------------
+# packing
+# --------------------------------------------------------------------------------------------
+
+@register("fifo", "packing", "greedy non-preemptive list packing in release order, with backfilling",
+          paper="003 §2 (no FIFO in the paper: defined here)")
+def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """FIFO for capacitated packing (paper 003 §2 is the model; the paper has no FIFO, so this is
+    the natural one): non-preemptive greedy list scheduling in job release order (ties by job
+    index), the tasks of a job in index order.
+
+    Event-driven: at the first release, every later release and every task completion, the
+    waiting tasks of the released jobs are scanned in that order and each is started *now* on the machine of its
+    placement set that has enough free capacity and finishes it earliest (the shortest processing
+    time; ties to the lowest machine index), if there is one. Backfilling: a task that does not
+    fit anywhere keeps its place in the list but does not block later tasks, which may start
+    before it. Tasks run to completion on one machine: the schedule promises ``non_preemptive``
+    and ``no_migration``.
+    """
+    caps = np.asarray(instance.capacities, dtype=float)
+    fit_tol = 1e-9 * np.maximum(1.0, caps)
+    demand = instance.demand.tolist()
+    n_tasks = instance.n_tasks
+    # Each task's machines, fastest first (ties by index): the first that fits is the choice.
+    cand: list[np.ndarray] = []
+    ctime: list[np.ndarray] = []
+    for t in range(n_tasks):
+        sl = slice(instance.place_offset[t], instance.place_offset[t + 1])
+        mach, ptime = instance.place_machine[sl], instance.place_time[sl]
+        o = np.lexsort((mach, ptime))
+        usable = caps[mach[o]] >= demand[t] - fit_tol[mach[o]]
+        cand.append(mach[o][usable])
+        ctime.append(ptime[o][usable])
+    release = instance.release
+    job_order = np.lexsort((np.arange(instance.n_jobs), release)).tolist()
+    job_offset = instance.job_offset.tolist()
+    task_job = instance.task_job.tolist()
+
+    free = caps.copy()
+    busy = np.zeros(len(caps), dtype=np.int64)
+    running: list[tuple[float, int, int]] = []  # (end, machine, task), a heap
+    waiting: list[int] = []
+    rows: list[tuple[int, int, int, float, float, float]] = []
+    released, now, events = 0, float(release[job_order[0]]), 0
+    while True:
+        events += 1
+        while running and running[0][0] <= now:
+            _, m, g = heapq.heappop(running)
+            busy[m] -= 1
+            free[m] = caps[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
+        while released < len(job_order) and release[job_order[released]] <= now:
+            j = job_order[released]
+            waiting.extend(range(job_offset[j], job_offset[j + 1]))
+            released += 1
+        most = float(free.max())
+        still: list[int] = []
+        for g in waiting:
+            d = demand[g]
+            if d > most + 1e-9 * max(1.0, most):
+                still.append(g)
+                continue
+            ok = free[cand[g]] >= d - fit_tol[cand[g]]
+            if not ok.any():
+                still.append(g)
+                continue
+            q = int(np.argmax(ok))
+            m, p = int(cand[g][q]), float(ctime[g][q])
+            j = task_job[g]
+            rows.append((j, g - job_offset[j], m, now, now + p, d))
+            heapq.heappush(running, (now + p, m, g))
+            free[m] -= d
+            busy[m] += 1
+            most = float(free.max())
+        waiting = still
+        if not waiting and released == len(job_order):
+            break
+        nxt = [running[0][0]] if running else []
+        if released < len(job_order):
+            nxt.append(float(release[job_order[released]]))
+        if not nxt:
+            raise RuntimeError("fifo packing: tasks wait on idle machines (a bug: every task fits one)")
+        now = min(nxt)
+
+    schedule = Schedule(*zip(*rows), promises={"non_preemptive", "no_migration"}, meta={"algorithm": "fifo"})
+    return Result(algorithm="fifo", schedule=schedule, info={"events": events})
+
+
+# --------------------------------------------------------------------------------------------
+# related
+# --------------------------------------------------------------------------------------------
+
+@register("fifo", "related", "jobs in release order (respecting the DAG), tasks to the first available machine",
+          paper="004 §II, §VI-B")
+def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """FIFO for related machines (paper 004 §VI-B: "FIFO sorts jobs and schedules tasks one by
+    one to the first available machine"; the model is §II).
+
+    Jobs are listed in a topological order of the precedence DAG that prefers the smallest
+    (release, index) among the jobs whose predecessors are listed. Each job's tasks, largest
+    first (ties by index), go one by one to the first available machine: the task can start on
+    machine i at max(machine i free, job release, latest completion of its predecessor jobs),
+    and the machine where that is earliest wins; ties (e.g. several machines idle since before
+    the release) go to the faster machine, then the lower index. Never preemptive.
+    """
+    n = instance.n_jobs
+    speeds = np.asarray(instance.speeds, dtype=float)
+    release = instance.release.tolist()
+    size = instance.task_size
+    offset = instance.job_offset.tolist()
+    succ, waiting_preds = _successors(n, instance.edges)
+    heap = [(release[j], j) for j in range(n) if waiting_preds[j] == 0]
+    heapq.heapify(heap)
+    free = np.zeros(len(speeds))
+    preds_done = [0.0] * n
+    rows: list[tuple[int, int, int, float, float, float]] = []
+    while heap:
+        _, j = heapq.heappop(heap)
+        earliest = max(release[j], preds_done[j])
+        sizes = size[offset[j]:offset[j + 1]]
+        done = earliest
+        for k in np.argsort(-sizes, kind="stable").tolist():
+            avail = np.maximum(free, earliest)
+            at = avail.min()
+            tied = np.flatnonzero(avail == at)
+            m = int(tied[np.argmax(speeds[tied])])
+            end = float(at) + float(sizes[k]) / speeds[m]
+            rows.append((j, k, m, float(at), end, 1.0))
+            free[m] = end
+            done = max(done, end)
+        for s in succ[j]:
+            preds_done[s] = max(preds_done[s], done)
+            waiting_preds[s] -= 1
+            if waiting_preds[s] == 0:
+                heapq.heappush(heap, (release[s], s))
+
+    schedule = Schedule(*zip(*rows), meta={"algorithm": "fifo"})
+    return Result(algorithm="fifo", schedule=schedule, info={})
