@@ -71,6 +71,13 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
 
+    r = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and plots")
+    r.add_argument("name", help="reproduction name, or 'all' (see `schedrelax list`)")
+    r.add_argument("--quick", action="store_true", help="CI-sized runs: same pipeline, fewer and smaller instances")
+    r.add_argument("--out", default="reports", help="output folder (default: reports)")
+    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    r.add_argument("--swim", help="SWIM workload file (asrpt)")
+
     d = sub.add_parser("demo", help="run every algorithm on the bundled example instances")
     d.add_argument("--solver", default="highs", help="solver for algorithms that use one (default: highs)")
     d.add_argument("--out-dir", help="also write each schedule's Gantt chart (PNG) here")
@@ -154,6 +161,11 @@ def _cmd_list(args: argparse.Namespace) -> int:
     print("algorithms:")
     for spec in algorithms.available():
         print(f"  {spec.name:<16} {spec.family:<10} {spec.summary}")
+    from schedrelax.experiments.reproduce import available as reproductions
+
+    print("reproductions:")
+    for spec in reproductions().values():
+        print(f"  {spec.name:<16} {spec.summary}")
     print("solvers:")
     for info in available_solvers():
         state = f"available ({info.version})" if info.available else "not installed"
@@ -189,7 +201,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"solve": _cmd_solve, "generate": _cmd_generate, "verify": _cmd_verify, "list": _cmd_list,
+def _cmd_reproduce(args: argparse.Namespace) -> int:
+    from schedrelax.experiments.reproduce import reproduce
+
+    for report in reproduce(args.name, args.out, quick=args.quick, seed=args.seed, swim=args.swim):
+        print(f"report written to {report}")
+    return 0
+
+
+_COMMANDS = {"reproduce": _cmd_reproduce, "solve": _cmd_solve, "generate": _cmd_generate, "verify": _cmd_verify, "list": _cmd_list,
              "demo": _cmd_demo}
 
 

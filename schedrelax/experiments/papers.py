@@ -1,0 +1,1 @@
+"""Imports every paper's reproduction module so that each registers itself."""
