@@ -86,8 +86,15 @@ class Schedule:
             col = getattr(self, name)
             if len(col) != n:
                 raise ValueError(f"schedule: column {name} has {len(col)} entries, job has {n}")
-            dtype = np.int64 if name in ("job", "task", "machine") else float
-            arr = np.array(col, dtype=dtype)
+            if name in ("job", "task", "machine"):
+                raw = np.asarray(col, dtype=float)
+                bad = ~np.isfinite(raw) | (raw != np.round(raw))
+                if bad.any():
+                    i = int(np.flatnonzero(bad)[0])
+                    raise ValueError(f"schedule: piece {i}: {name} must be a whole number, got {col[i]!r}")
+                arr = raw.astype(np.int64)
+            else:
+                arr = np.array(col, dtype=float)
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
         promises = frozenset(self.promises)
@@ -199,13 +206,13 @@ class _Levels:
     level: np.ndarray
 
 
-def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarray, time_tol: float) -> _Levels:
+def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarray) -> _Levels:
     """The total rate of each key's pieces over time, as segments between events.
 
-    Ends are moved ``time_tol`` earlier so that a piece ending when another starts (up to
-    rounding) does not count as overlapping it.
+    Each end is ordered as if it were ``TOL · max(1, |end|)`` earlier (at most half the piece),
+    so that a piece ending when another starts, up to rounding, does not count as overlapping it.
     """
-    times = np.concatenate([start, end - np.minimum(time_tol, (end - start) / 2)])
+    times = np.concatenate([start, end - np.minimum(_slack(end), (end - start) / 2)])
     delta = np.concatenate([rate, -rate])
     keys = np.concatenate([key, key])
     order = np.lexsort((delta, times, keys))
@@ -231,12 +238,8 @@ def _check_peak(lv: _Levels, limit: np.ndarray | float, what: str, unit: str) ->
               f"more than the {_fmt(lim[i])} available")
 
 
-def _horizon(s: Schedule) -> float:
-    return float(np.max(np.abs(s.end))) if len(s) else 0.0
-
-
-def _check_common(s: Schedule, n_jobs: int, family: str) -> float:
-    """Checks every family shares; returns the time tolerance."""
+def _check_common(s: Schedule, n_jobs: int, family: str) -> None:
+    """Checks every family shares."""
     for name in ("start", "end", "rate"):
         col = getattr(s, name)
         bad = ~np.isfinite(col)
@@ -259,7 +262,6 @@ def _check_common(s: Schedule, n_jobs: int, family: str) -> float:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): start must be >= 0, got {_fmt(s.start[i])}")
-    return TOL * max(1.0, _horizon(s))
 
 
 def _check_release(s: Schedule, release: np.ndarray, label: str = "job") -> None:
@@ -313,7 +315,7 @@ def _check_machine_ids(s: Schedule, n: int, word: str, pooled_ok: bool) -> None:
         _fail(f"piece {i} (job {s.job[i]}): {word} {s.machine[i]} does not exist (allowed: {allowed})")
 
 
-def _check_identified_units(s: Schedule, n: int, word: str, time_tol: float) -> None:
+def _check_identified_units(s: Schedule, n: int, word: str) -> None:
     """Pieces on a named processor/machine run at rate 1, and a unit runs one piece at a time."""
     named = s.machine >= 0
     if not named.any():
@@ -322,7 +324,7 @@ def _check_identified_units(s: Schedule, n: int, word: str, time_tol: float) -> 
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): on {word} {s.machine[i]} the rate must be 1, got {_fmt(s.rate[i])}")
-    lv = _levels(s.machine[named], s.start[named], s.end[named], np.ones(int(named.sum())), time_tol)
+    lv = _levels(s.machine[named], s.start[named], s.end[named], np.ones(int(named.sum())))
     _check_peak(lv, 1.0, lambda m: f"{word} {m}", "pieces")
 
 
@@ -357,7 +359,7 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
     """Paper 000 §1.1 and 002 §3: work, processor maxima and minima, whole processors, P in
     total, flow release times, precedence inside flows."""
     n = inst.n_jobs
-    tt = _check_common(s, n, "malleable")
+    _check_common(s, n, "malleable")
     name = lambda j: f"flow {inst.job_flow[j]}, job {j - inst.flow_offset[inst.job_flow[j]]}"  # noqa: E731
     bad = s.task != 0
     if bad.any():
@@ -365,22 +367,22 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
         _fail(f"piece {i} ({name(s.job[i])}): task must be 0 for malleable jobs, got {s.task[i]}")
     _check_machine_ids(s, inst.processors, "processor", pooled_ok=True)
     _check_whole(s.rate, s, "rate (a number of processors)")
-    _check_identified_units(s, inst.processors, "processor", tt)
+    _check_identified_units(s, inst.processors, "processor")
     _check_release(s, inst.job_release, "job")
     work = np.bincount(s.job, weights=s.rate * (s.end - s.start), minlength=n)
     _check_work(work, inst.size, name)
-    per_job = _levels(s.job, s.start, s.end, s.rate, tt)
+    per_job = _levels(s.job, s.start, s.end, s.rate)
     _check_peak(per_job, inst.max_procs, lambda j: f"{name(j)} (max_processors {inst.max_procs[j]})", "processors")
     mins = inst.min_procs[per_job.key]
     # Segments no longer than the time tolerance are artefacts of back-to-back pieces.
-    long_enough = per_job.t1 - per_job.t0 > 2 * tt
+    long_enough = per_job.t1 - per_job.t0 > 2 * _slack(per_job.t1)
     short = long_enough & (mins > 0) & ("respects_minima" in s.promises) & (per_job.level < mins - _slack(mins))
     if short.any():
         i = int(np.flatnonzero(short)[0])
         j = int(per_job.key[i])
         _fail(f"{name(j)}: runs on {_fmt(per_job.level[i])} processors over [{_fmt(per_job.t0[i])}, "
               f"{_fmt(per_job.t1[i])}) between its start and completion, below its min_processors {mins[i]}")
-    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate, tt)
+    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
     _check_peak(total, float(inst.processors), lambda _: "all jobs", "processors")
     first, last = _job_span(s, n)
     _check_precedence(first, last, inst.edges, name)
@@ -390,12 +392,12 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
     """Paper 001 §III, eqs. (1)-(2): slots, arrivals, Map then Reduce, N machines per slot;
     non-preemptive Reduce tasks (eq. 2) when promised."""
     n = inst.n_jobs
-    tt = _check_common(s, n, "mapreduce")
+    _check_common(s, n, "mapreduce")
     _check_whole(s.start, s, "start (a slot boundary)")
     _check_whole(s.end, s, "end (a slot boundary)")
     _check_whole(s.rate, s, "rate (a number of machines)")
     _check_machine_ids(s, inst.machines, "machine", pooled_ok=True)
-    _check_identified_units(s, inst.machines, "machine", tt)
+    _check_identified_units(s, inst.machines, "machine")
     n_red = np.diff(inst.reduce_offset)
     bad = (s.task < MAP_TASK) | (s.task >= n_red[s.job])
     if bad.any():
@@ -416,15 +418,15 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
     np.maximum.at(map_end, s.job[is_map], s.end[is_map])
     red_start = np.full(n, np.inf)
     np.minimum.at(red_start, s.job[~is_map], s.start[~is_map])
-    bad = red_start < map_end - tt
+    bad = red_start < map_end - _slack(map_end)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         _fail(f"job {j}: Reduce work starts in slot {_fmt(red_start[j])}, but its last Map task runs in slot "
               f"{_fmt(map_end[j] - 1)}")
-    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate, tt)
+    total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
     _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines")
     red = ~is_map
-    per_task = _levels(gtask, s.start[red], s.end[red], s.rate[red], tt)
+    per_task = _levels(gtask, s.start[red], s.end[red], s.rate[red])
     _check_peak(per_task, 1.0, lambda t: f"job {inst.reduce_job[t]}, reduce task "
                 f"{t - inst.reduce_offset[inst.reduce_job[t]]} (one machine at a time)", "machines")
     if "non_preemptive" in s.promises:
@@ -442,7 +444,7 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     """Paper 003 §2: processing, packing (capacity), placement, one machine at a time per task,
     release times; non-preemption and no migration when promised."""
     n = inst.n_jobs
-    tt = _check_common(s, n, "packing")
+    _check_common(s, n, "packing")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     n_tasks = np.diff(inst.job_offset)
     bad = (s.task < 0) | (s.task >= n_tasks[s.job])
@@ -471,8 +473,8 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     _check_release(s, inst.release, "job")
     done = np.bincount(g, weights=(s.end - s.start) / ptime, minlength=inst.n_tasks)
     _check_work(done, np.ones(inst.n_tasks), name, "fraction of the task")
-    _check_peak(_levels(s.machine, s.start, s.end, s.rate, tt), inst.capacities, lambda m: f"machine {m}", "resource")
-    _check_peak(_levels(g, s.start, s.end, np.ones(len(s)), tt), 1.0, lambda t: f"{name(t)} (one machine at a time)",
+    _check_peak(_levels(s.machine, s.start, s.end, s.rate), inst.capacities, lambda m: f"machine {m}", "resource")
+    _check_peak(_levels(g, s.start, s.end, np.ones(len(s))), 1.0, lambda t: f"{name(t)} (one machine at a time)",
                 "machines")
     if "non_preemptive" in s.promises:
         _check_single_piece(g, inst.n_tasks, name, "the schedule promises no preemption")
@@ -491,7 +493,7 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
     """Paper 004 §II: each task once, without preemption, on one machine for p/v, one task per
     machine at a time, release times, precedence between jobs."""
     n = inst.n_jobs
-    tt = _check_common(s, n, "related")
+    _check_common(s, n, "related")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     n_tasks = np.diff(inst.job_offset)
     bad = (s.task < 0) | (s.task >= n_tasks[s.job])
@@ -512,7 +514,7 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
         _fail(f"{name(g[i])}: runs for {_fmt(s.end[i] - s.start[i])} on machine {s.machine[i]}, but size "
               f"{_fmt(inst.task_size[g[i]])} at speed {_fmt(inst.speeds[s.machine[i]])} takes {_fmt(need[i])}")
     _check_release(s, inst.release, "job")
-    _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s)), tt), 1.0, lambda m: f"machine {m}", "tasks")
+    _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s))), 1.0, lambda m: f"machine {m}", "tasks")
     first, last = _job_span(s, n)
     _check_precedence(first, last, inst.edges, lambda j: f"job {j}")
 

@@ -32,12 +32,18 @@ def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarra
                 raise InstanceError(f"{_prefix(where)}{field}[{i}] must be a number, got {v!r}")
     elif raw.dtype.kind not in "iuf":
         raise InstanceError(f"{_prefix(where)}{field} must hold numbers, got {values!r:.80}")
-    arr = np.array(raw, dtype=dtype)
+    try:
+        arr = np.array(raw, dtype=dtype)
+    except OverflowError:
+        raise InstanceError(f"{_prefix(where)}{field} holds a number too large to represent: {values!r:.80}") from None
     if arr.ndim != 1:
         raise InstanceError(f"{_prefix(where)}{field} must be a flat list of numbers, got shape {arr.shape}")
     arr.setflags(write=False)
     return arr
 
+
+MAX_WHOLE = float(2**53)
+"""Whole numbers above this are not exact in floating point (nor safe in int64 arithmetic)."""
 
 Locate = Callable[[int], str]
 """Maps an entry's index to its location in the user's terms, e.g. ``lambda i: f"job {i}"``."""
@@ -64,6 +70,7 @@ def check_array(arr: np.ndarray, field: str, at: Locate, *, positive: bool = Fal
         fail(arr < 0, "must be >= 0")
     if integral:
         fail(arr != np.round(arr), "must be a whole number")
+        fail(np.abs(arr) > MAX_WHOLE, f"must be at most {MAX_WHOLE:.0f} in magnitude (exact in floating point)")
     if low is not None or high is not None:
         lo = -np.inf if low is None else low
         hi = np.inf if high is None else high
@@ -91,7 +98,10 @@ def check_scalar(value: Any, field: str, where: str = "", *, positive: bool = Fa
     """A finite scalar obeying the stated rule; returns it as float (int if *integral*)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
         raise InstanceError(f"{_prefix(where)}{field} must be a number, got {value!r}")
-    v = float(value)
+    try:
+        v = float(value)
+    except OverflowError:
+        raise InstanceError(f"{_prefix(where)}{field} is too large to represent, got {value!r:.40}") from None
     if not np.isfinite(v):
         raise InstanceError(f"{_prefix(where)}{field} must be finite, got {value!r}")
     if positive and v <= 0:
@@ -101,6 +111,8 @@ def check_scalar(value: Any, field: str, where: str = "", *, positive: bool = Fa
     if integral:
         if v != round(v):
             raise InstanceError(f"{_prefix(where)}{field} must be a whole number, got {value!r}")
+        if abs(v) > MAX_WHOLE:
+            raise InstanceError(f"{_prefix(where)}{field} must be at most {MAX_WHOLE:.0f}, got {value!r:.40}")
         return int(round(v))
     return v
 
@@ -112,15 +124,18 @@ def check_edges(edges: Any, n: int, field: str = "edges", where: str = "",
     A cycle is named node by node (``"precedence cycle: job 2 -> job 5 -> job 2"``), using
     *names* for the nodes when given.
     """
-    try:
-        arr = np.array(edges if len(edges) else np.zeros((0, 2)), dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r}") from exc
-    if arr.ndim != 2 or arr.shape[1] != 2:
-        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r}")
-    if arr.size and (not np.isfinite(arr).all() or (arr != np.round(arr)).any()):
-        raise InstanceError(f"{_prefix(where)}{field} must hold whole-number node indices, got {edges!r}")
-    arr = arr.astype(np.int64)
+    if isinstance(edges, (str, bytes)) or not hasattr(edges, "__len__"):
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r:.80}")
+    pairs = np.asarray(edges, dtype=object) if len(edges) else np.zeros((0, 2), dtype=object)
+    if pairs.ndim != 2 or pairs.shape[1] != 2:
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r:.80}")
+    for e, pair in enumerate(pairs.tolist()):
+        for v in pair:
+            ok = isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
+            if isinstance(v, (bool, np.bool_)) or not ok or abs(v) > MAX_WHOLE:
+                raise InstanceError(f"{_prefix(where)}{field}[{e}] = {list(pair)!r} must be a pair of whole-number "
+                                    f"node indices")
+    arr = np.array(pairs.tolist(), dtype=np.int64).reshape(-1, 2)
     bad = (arr < 0) | (arr >= n)
     if bad.any():
         e = int(np.flatnonzero(bad.any(axis=1))[0])

@@ -60,12 +60,12 @@ def from_dict(data: Any, source: str = "instance") -> Instance:
     family = data.get("family")
     if family is None:
         raise InstanceError(f"{source}: missing required field 'family' (one of {', '.join(sorted(FAMILIES))})")
-    if family not in FAMILIES:
+    if not isinstance(family, str) or family not in FAMILIES:
         raise InstanceError(f"{source}: family must be one of {', '.join(sorted(FAMILIES))}, got {family!r}")
     version = data.get("schema_version")
     if version is None:
         raise InstanceError(f"{source}: missing required field 'schema_version'")
-    if version != SCHEMA_VERSION:
+    if isinstance(version, bool) or not isinstance(version, int) or version != SCHEMA_VERSION:
         raise InstanceError(
             f"{source}: unsupported schema_version {version!r}; this schedrelax reads version {SCHEMA_VERSION}"
         )

@@ -118,6 +118,7 @@ class MalleableInstance(Instance):
             if not isinstance(flow.cost, CostFunction):
                 raise InstanceError(f"{where}: cost must be a CostFunction, got {type(flow.cost).__name__}")
             local = ck.check_edges(flow.edges, n, "edges", where, names=[f"job {i}" for i in range(n)])
+            object.__setattr__(flow, "edges", local)  # validated, read-only: the instance stays as checked
             all_edges.append(local)
 
         counts = np.array([len(fl.sizes) for fl in flows])

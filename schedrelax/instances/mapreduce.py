@@ -70,7 +70,9 @@ class MapReduceInstance(Instance):
                            integral=True, low=1)
             if m == 0 and len(r) == 0:
                 raise InstanceError(f"{where}: a job needs some work: map_tasks is 0 and reduce_tasks is empty")
-            red.append(r.astype(np.int64))
+            r = ck.readonly(r.astype(np.int64))
+            object.__setattr__(job, "reduce_tasks", r)  # validated, read-only: the instance stays as checked
+            red.append(r)
         counts = np.array([len(r) for r in red], dtype=np.int64)
         sets = object.__setattr__
         sets(self, "jobs", jobs)

@@ -90,6 +90,7 @@ class PackingInstance(Instance):
             tasks = tuple(job.tasks)
             if not tasks:
                 raise InstanceError(f"{where}: tasks must not be empty (a job has at least one task)")
+            object.__setattr__(job, "tasks", tasks)
             counts.append(len(tasks))
             for k, task in enumerate(tasks):
                 tw = f"job {j}, task {k}"
@@ -101,7 +102,7 @@ class PackingInstance(Instance):
                     raise InstanceError(f"{tw}: placement must not be empty (the task could run nowhere)")
                 ck.check_array(place, "placement", lambda q, tw=tw: f"{tw}, placement[{q}]", integral=True,
                                low=0, high=M - 1)
-                place = place.astype(np.int64)
+                place = ck.readonly(place.astype(np.int64))
                 if len(np.unique(place)) != len(place):
                     raise InstanceError(f"{tw}: placement lists a machine twice: {place.tolist()}")
                 p = task.processing_time
@@ -121,6 +122,8 @@ class PackingInstance(Instance):
                         f"{tw}: demand {a:g} is larger than every machine it may use "
                         f"(capacities {caps[place].tolist()} of machines {place.tolist()})"
                     )
+                object.__setattr__(task, "placement", place)
+                object.__setattr__(task, "processing_time", ck.readonly(np.asarray(p, dtype=float)))
                 demand.append(a)
                 machines.append(place)
                 times.append(np.asarray(p, dtype=float))

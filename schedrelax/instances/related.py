@@ -74,6 +74,7 @@ class RelatedInstance(Instance):
             if len(s) == 0:
                 raise InstanceError(f"{where}: tasks must not be empty (a job has at least one task)")
             ck.check_array(s, "size", lambda k, where=where: f"{where}, task {k}", positive=True)
+            object.__setattr__(job, "tasks", s)  # validated, read-only: the instance stays as checked
             sizes.append(s)
         edges = ck.check_edges(self.edges, len(jobs), "edges", "instance", names=[f"job {j}" for j in range(len(jobs))])
         counts = np.array([len(s) for s in sizes], dtype=np.int64)
