@@ -12,9 +12,7 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import shutil
 
 import pytest
 from hypothesis import settings
@@ -26,25 +24,11 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
 def _present_solvers() -> list[str]:
-    """Solver back ends installed here, by their registry names (``schedrelax.solvers.
-    available_solvers()``), leaving out the ``cvxpy:NAME`` aliases (ask for those with
-    ``--solvers``). If the registry cannot answer, probe for the back ends directly."""
-    try:
-        from schedrelax.solvers import available_solvers
+    """Solver back ends installed here, by their registry names, leaving out the ``cvxpy:NAME``
+    aliases (ask for those with ``--solvers``)."""
+    from schedrelax.solvers import available_solvers
 
-        return [info.name for info in available_solvers() if info.available and ":" not in info.name]
-    except Exception:  # noqa: BLE001 - a broken registry must not stop the rest of the suite
-        pass
-    found = []
-    if importlib.util.find_spec("highspy") is not None:
-        found.append("highs")
-    if shutil.which("glpsol"):
-        found.append("glpk")
-    if shutil.which("cbc"):
-        found.append("cbc")
-    if importlib.util.find_spec("cvxpy") is not None:
-        found.append("cvxpy")
-    return found
+    return [info.name for info in available_solvers() if info.available and ":" not in info.name]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -1,0 +1,111 @@
+"""`cutting_planes`: solve, separate, add the violated cuts, re-solve, until no cut is violated."""
+
+from __future__ import annotations
+
+import numbers
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import pyomo.environ as pyo
+from pyomo.core.expr.relational_expr import (
+    EqualityExpression,
+    InequalityExpression,
+    RangedExpression,
+    RelationalExpression,
+)
+
+from schedrelax.solvers.persistent import PersistentSolver, as_relational
+from schedrelax.solvers.result import SolveResult, SolveStatus
+
+
+@dataclass(frozen=True)
+class CuttingPlaneResult:
+    """The outcome of a cutting-plane loop.
+
+    ``result`` is the last solve's; ``rounds`` counts solves; ``cuts_added`` the cuts added
+    over all rounds; ``converged`` is True when the last solve was optimal and separation found
+    no cut violated beyond ``tol`` (then ``result.objective`` is the optimum over the whole
+    family); ``builds`` counts full model translations (1 for a persistent back end);
+    ``seconds`` is the loop's wall time, separation included.
+    """
+
+    result: SolveResult
+    rounds: int
+    cuts_added: int
+    converged: bool
+    builds: int
+    seconds: float
+
+
+def violation(cut: RelationalExpression) -> float:
+    """How far the current variable values violate `cut` (<= 0 when it is satisfied)."""
+    if isinstance(cut, RangedExpression):
+        low, body, high = (pyo.value(arg) for arg in cut.args)
+        return max(low - body, body - high)
+    lhs, rhs = (pyo.value(arg) for arg in cut.args)
+    if isinstance(cut, EqualityExpression):
+        return abs(lhs - rhs)
+    if isinstance(cut, InequalityExpression):
+        return lhs - rhs
+    raise TypeError(f"cannot measure the violation of {cut!r}")
+
+
+def cutting_planes(
+    model: pyo.ConcreteModel,
+    separation: Callable[[pyo.ConcreteModel], Iterable[object]],
+    solver: str = "highs",
+    *,
+    tol: float = 1e-6,
+    max_rounds: int = 100,
+    cut_list: str = "cuts",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    **options,
+) -> CuttingPlaneResult:
+    """Optimise `model` over a family of constraints too large to write, added lazily.
+
+    Each round solves the model (with a `PersistentSolver`, so HiGHS keeps its basis), calls
+    ``separation(model)`` with the solution loaded in the variables, and adds the returned cuts
+    (relational expressions or ``(expression, lower_bound)`` pairs) that the solution violates
+    by more than `tol`; the loop ends when none is, when a solve is not optimal, or after
+    `max_rounds` solves. The model must be bounded without the lazy family (give the variables
+    bounds). The limits and options apply to each solve.
+    """
+    if not callable(separation):
+        raise TypeError(f"separation must be callable, got {separation!r}")
+    if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
+        raise ValueError(f"tol must be a number >= 0, got {tol!r}")
+    if (
+        isinstance(max_rounds, bool)
+        or not isinstance(max_rounds, numbers.Integral)
+        or max_rounds < 1
+    ):
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    start = time.perf_counter()
+    persistent = PersistentSolver(
+        model,
+        solver,
+        time_limit=time_limit,
+        mip_gap=mip_gap,
+        threads=threads,
+        cut_list=cut_list,
+        **options,
+    )
+    cuts_added = 0
+    for rounds in range(1, max_rounds + 1):
+        result = persistent.solve()
+        if result.status is not SolveStatus.OPTIMAL:
+            break
+        cuts = [as_relational(cut) for cut in separation(model)]
+        violated = [cut for cut in cuts if violation(cut) > tol]
+        if not violated:
+            return CuttingPlaneResult(
+                result, rounds, cuts_added, True, persistent.builds, time.perf_counter() - start
+            )
+        persistent.add_constraints(violated)
+        cuts_added += len(violated)
+    return CuttingPlaneResult(
+        result, rounds, cuts_added, False, persistent.builds, time.perf_counter() - start
+    )

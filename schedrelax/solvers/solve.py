@@ -1,0 +1,55 @@
+"""`solve`: one model, one solver name, one `SolveResult`."""
+
+from __future__ import annotations
+
+import pyomo.environ as pyo
+
+from schedrelax.solvers.registry import make_backend, run_backend
+from schedrelax.solvers.result import SolveResult
+
+
+def solve(
+    model: pyo.ConcreteModel,
+    solver: str = "highs",
+    time_limit: float | None = None,
+    mip_gap: float | None = None,
+    threads: int | None = None,
+    **options,
+) -> SolveResult:
+    """Solve a linear Pyomo model (LP or MIP) and load the solution into its variables.
+
+    Parameters
+    ----------
+    model:
+        A Pyomo ConcreteModel with linear constraints and exactly one active objective.
+    solver:
+        ``"highs"`` (default), a Pyomo plugin (``"glpk"``, ``"cbc"``, ``"gurobi"``, ``"cplex"``,
+        ``"scip"``), ``"cvxpy"`` or ``"cvxpy:SOLVER"`` (e.g.
+        ``"cvxpy:CLARABEL"``); see `available_solvers`.
+    time_limit:
+        Seconds (positive); glpk rounds it up to whole seconds.
+    mip_gap:
+        Relative MIP gap (>= 0) at which the solver may stop and call its incumbent optimal.
+        None asks every back end for a proven optimum (zero relative gap).
+    threads:
+        Positive number of threads, for back ends that have the option (a ValueError otherwise).
+    **options:
+        Passed to the back end under its own names (HiGHS option names for ``"highs"``, the
+        plugin's options for Pyomo plugins, ``problem.solve`` keywords for cvxpy).
+
+    Returns
+    -------
+    SolveResult
+        After an OPTIMAL or FEASIBLE status the variable values are loaded into the model (and
+        LP duals into a ``dual`` Suffix if the model declares one, as shadow prices: the change
+        of the optimal objective per unit increase of the constraint's bound).
+
+    Raises
+    ------
+    SolverNotAvailableError
+        The solver name is unknown (the message lists the known names) or not installed here
+        (the message says how to install it).
+    ValueError
+        A limit is not a valid number, or the model has no or several active objectives.
+    """
+    return run_backend(make_backend(model, solver, time_limit, mip_gap, threads, options))
