@@ -639,7 +639,7 @@ class Setup:
             raise ValueError(f"scale must be 'small' or 'paper', got {scale!r}")
         unknown = sorted(set(params) - set(self.params))
         if unknown:
-            raise TypeError(f"setup {self.name!r} has no parameter(s) {', '.join(map(repr, unknown))}; "
+            raise ValueError(f"setup {self.name!r} has no parameter(s) {', '.join(map(repr, unknown))}; "
                             f"it accepts: {', '.join(self.params)}")
         sizes = self.small_sizes if scale == "small" else self.paper_sizes
         return self.function(seed, **{**sizes, **params})
@@ -694,7 +694,7 @@ def generate(family: str, setup: str | None = None, seed: Seed = 0, *, scale: st
     ``scale="small"`` (the default) starts from the setup's small size, ``"paper"`` from the
     paper's; ``params`` override either (any of the generator's keyword parameters). Unknown
     families and setups raise ValueError listing the allowed names; unknown parameters raise
-    TypeError naming them.
+    ValueError naming them.
     """
     _check_family(family)
     mine = setups(family)

@@ -406,7 +406,7 @@ def test_unknown_family_and_setup_are_named_with_the_allowed_names():
 
 
 def test_unknown_and_bad_params_are_named():
-    with pytest.raises(TypeError, match=r"'n_flow'.*n_flows"):
+    with pytest.raises(ValueError, match=r"'n_flow'.*n_flows"):
         gen.generate("malleable", n_flow=3)
     with pytest.raises(TypeError, match="colour"):
         gen.flowflex(0, colour=1)
