@@ -440,19 +440,27 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
                   f"schedule promises non-preemptive Reduce tasks (one machine each)")
 
 
+def _task_index(inst: PackingInstance | RelatedInstance, s: Schedule):
+    """Global task index of each piece, and a namer ``t -> "job j, task k"``; unknown tasks fail."""
+    n_tasks = np.diff(inst.job_offset)
+    bad = (s.task < 0) | (s.task >= n_tasks[s.job])
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"piece {i}: job {s.job[i]} has no task {s.task[i]} (it has tasks 0..{n_tasks[s.job[i]] - 1})")
+
+    def name(t: int) -> str:
+        return f"job {inst.task_job[t]}, task {t - inst.job_offset[inst.task_job[t]]}"
+
+    return inst.job_offset[s.job] + s.task, name
+
+
 def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     """Paper 003 §2: processing, packing (capacity), placement, one machine at a time per task,
     release times; non-preemption and no migration when promised."""
     n = inst.n_jobs
     _check_common(s, n, "packing")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
-    n_tasks = np.diff(inst.job_offset)
-    bad = (s.task < 0) | (s.task >= n_tasks[s.job])
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail(f"piece {i}: job {s.job[i]} has no task {s.task[i]} (it has tasks 0..{n_tasks[s.job[i]] - 1})")
-    g = inst.job_offset[s.job] + s.task
-    name = lambda t: f"job {inst.task_job[t]}, task {t - inst.job_offset[inst.task_job[t]]}"  # noqa: E731
+    g, name = _task_index(inst, s)
     M = inst.n_machines
     keys = inst.place_task * M + inst.place_machine
     order = np.argsort(keys, kind="stable")
@@ -495,13 +503,7 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
     n = inst.n_jobs
     _check_common(s, n, "related")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
-    n_tasks = np.diff(inst.job_offset)
-    bad = (s.task < 0) | (s.task >= n_tasks[s.job])
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail(f"piece {i}: job {s.job[i]} has no task {s.task[i]} (it has tasks 0..{n_tasks[s.job[i]] - 1})")
-    g = inst.job_offset[s.job] + s.task
-    name = lambda t: f"job {inst.task_job[t]}, task {t - inst.job_offset[inst.task_job[t]]}"  # noqa: E731
+    g, name = _task_index(inst, s)
     _check_single_piece(g, inst.n_tasks, name, "tasks run without preemption on related machines")
     bad = _differs(s.rate, 1.0)
     if bad.any():
