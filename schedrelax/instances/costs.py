@@ -168,13 +168,14 @@ class CostFunction(abc.ABC):
         """The latest completion time ``t >= 0`` with ``cost(t) <= c`` (paper 000 §2.3.3, step 1).
 
         ``+inf`` if the cost never exceeds ``c``; ``-inf`` if even ``cost(0) > c``. Vectorised over
-        ``c``. The result is guaranteed to satisfy ``cost(t) <= c`` in floating point, and lies
-        within a few ulps of the exact maximum. A NaN budget raises ValueError.
+        ``c``. The result satisfies ``cost(t) <= c`` in floating point: where the closed form
+        overshoots by rounding, it is the largest float below it that does. A NaN budget raises
+        ValueError.
         """
         budget = np.asarray(c, dtype=float)
         if np.isnan(budget).any():
             raise ValueError(f"inverse: the cost budget c must not be NaN, got {_show(c)}")
-        # Work on a flat copy so boolean-mask assignment also works for a scalar budget.
+        # Work on a flat array so boolean-mask assignment also works for a scalar budget.
         c = budget.reshape(-1)
         below_start = c < self._evaluate(np.zeros(()))
         with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -183,16 +184,31 @@ class CostFunction(abc.ABC):
             # The closed forms (c / w, d + c / w, (c / w) ** (1 / p)) can round past the exact
             # maximum (or overflow to inf for a tiny weight), so cost(t) may exceed c; a deadline
             # that overshoots its budget would break the minimax bisection's "feasible => cost
-            # <= M", so step down until it holds. This terminates: t only decreases and
-            # cost(0) <= c wherever t > -inf. At t = +inf a zero weight evaluates to 0 * inf =
-            # NaN, which compares False: the cost never exceeds c, and +inf is the right answer.
-            while True:
-                over = t > -np.inf
-                over[over] = self._evaluate(t[over]) > c[over]
-                if not over.any():
-                    break
-                t[over] = np.maximum(np.nextafter(t[over], -np.inf), 0.0)
+            # <= M". Where it does, search below it. At t = +inf a zero weight evaluates to
+            # 0 * inf = NaN, which compares False: the cost never exceeds c, +inf is right.
+            over = t > -np.inf
+            over[over] = self._evaluate(t[over]) > c[over]
+            if over.any():
+                t[over] = self._largest_float_within(t[over], c[over])
         return float(t[0]) if budget.ndim == 0 else t.reshape(budget.shape)
+
+    def _largest_float_within(self, above: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The largest float ``t`` in ``[0, above)`` with ``cost(t) <= c``, given cost(0) <= c.
+
+        Bisects on the bit patterns of the floats, which are ordered like the floats themselves
+        for t >= 0: at most 63 vectorised steps, and the exact boundary wherever the float
+        evaluation is monotone (and ``cost(t) <= c`` always). Stepping down one ulp at a time
+        would be shorter in the usual case but can take billions of steps where ``t**p`` or
+        ``w * t`` underflows to coarse subnormals.
+        """
+        lo = np.zeros(above.shape, dtype=np.int64)
+        hi = above.astype(np.float64).view(np.int64)
+        while np.any(hi - lo > 1):
+            mid = lo + (hi - lo) // 2
+            within = self._evaluate(mid.view(np.float64)) <= c
+            lo = np.where(within, mid, lo)
+            hi = np.where(within, hi, mid)
+        return lo.view(np.float64)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: ``"kind"`` and every parameter (SLA lists as lists)."""

@@ -265,6 +265,16 @@ def test_inverse_rounds_down_to_meet_the_budget():
     assert t == np.nextafter(0.7 / 0.3, 0.0)
 
 
+def test_inverse_near_underflow_finds_the_boundary_quickly():
+    # 3 * t**1.5 lands on coarse subnormals: the closed form is ~1e15 floats above the largest t
+    # within budget, a distance one-ulp steps would never cover.
+    f = power(1.5, 3.0)
+    c = 1e-323
+    t = f.inverse(c)
+    assert t < 0.9 * (c / 3.0) ** (1 / 1.5)
+    assert f(t) <= c < f(np.nextafter(t, math.inf))
+
+
 def test_inverse_rejects_nan_budget():
     with pytest.raises(ValueError, match="must not be NaN"):
         completion().inverse(math.nan)
