@@ -88,8 +88,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     from schedrelax import algorithms
     from schedrelax.instances import load
 
+    from schedrelax.solvers.registry import check_solver
+
     inst = load(args.instance)
     spec = algorithms.get(args.algorithm, inst.family)
+    check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
     params = dict(args.param)
     if args.time_limit is not None:
         if spec.uses_solver:

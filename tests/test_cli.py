@@ -60,9 +60,14 @@ def test_verify_rejects_a_broken_schedule_with_exit_2(tmp_path, capsys):
     (["generate", "nofamily", "-o", "x.json"], "nofamily"),
     (["generate", "related", "--setup", "flex", "-o", "x.json"], "flex"),
     (["generate", "related", "-p", "bogus=1", "-o", "x.json"], "bogus"),
+    (["solve", "INST", "-a", "fifo", "--solver", "hihgs"], "hihgs"),
 ])
 def test_user_errors_are_one_line_and_exit_2(argv, fragment, tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
+    if "INST" in argv:
+        main(["generate", "related", "-o", "inst.json"])
+        capsys.readouterr()
+        argv = [a if a != "INST" else "inst.json" for a in argv]
     assert main(argv) == EXIT_USAGE
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and fragment in err
