@@ -7,6 +7,7 @@ The public API, re-exported from the subpackages::
     result = sr.run("fifo", inst)                # verified schedule, objective, bound, timings
     sr.verify(inst, result.schedule)             # raises InfeasibleScheduleError if infeasible
     res = sr.solve(model, solver="highs")        # any Pyomo model, any back end
+    sr.compare(sources, ["fifo"], ["highs"])     # a grid against bounds and MIP optima
 """
 
 from schedrelax.algorithms import Result, available, register, run
@@ -32,8 +33,15 @@ def solve(model, solver: str = "highs", **options):
     return _solve(model, solver=solver, **options)
 
 
+def compare(sources, algorithms=None, solvers=("highs",), **options):
+    """Run a grid of instances × algorithms × solvers; see :func:`schedrelax.experiments.compare.compare`."""
+    from schedrelax.experiments.compare import compare as _compare
+
+    return _compare(sources, algorithms, solvers, **options)
+
+
 __all__ = [
     "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
     "Result", "Schedule", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
-    "evaluate", "load", "register", "run", "solve", "verify", "__version__",
+    "compare", "evaluate", "load", "register", "run", "solve", "verify", "__version__",
 ]

@@ -71,6 +71,23 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
 
+    c = sub.add_parser("compare", help="a grid of instances x algorithms x solvers against bounds and MIP optima")
+    c.add_argument("paths", nargs="*", metavar="INSTANCE_OR_FOLDER", help="instance files or folders of them")
+    c.add_argument("--family", help="generate instances of this family (with --generate)")
+    c.add_argument("--generate", type=int, metavar="N", help="generate N instances (seeds S, S+1, ...)")
+    c.add_argument("--setup", help="paper setup of the generated instances (default: the family's first, small)")
+    c.add_argument("--seed", type=int, default=0, help="first seed, also passed to the algorithms (default 0)")
+    c.add_argument("--algorithms", help="comma-separated names (default: every algorithm of the family)")
+    c.add_argument("--solvers", default="highs", help="comma-separated solvers (default: highs)")
+    c.add_argument("--out", help="table file (.csv); summary and plots are written beside it")
+    c.add_argument("--resume", action="store_true", help="keep the cells already in --out, run the rest")
+    c.add_argument("--workers", type=int, help="local processes (default: the number of CPUs)")
+    c.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed cluster at ADDRESS instead")
+    c.add_argument("--time-limit", type=_positive, help="solver time limit per solve, seconds")
+    c.add_argument("--opt-max-jobs", type=int, default=8,
+                   help="run the exact MIP only on instances with at most this many jobs (default 8)")
+    c.add_argument("--no-opt", action="store_true", help="do not run the exact MIP")
+
     r = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and plots")
     r.add_argument("name", help="reproduction name, or 'all' (see `schedrelax list`)")
     r.add_argument("--quick", action="store_true", help="CI-sized runs: same pipeline, fewer and smaller instances")
@@ -204,6 +221,14 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_compare(args: argparse.Namespace) -> int:
+    from schedrelax.experiments.compare import main_compare
+
+    main_compare(args.paths, args.family, args.generate, args.seed, args.setup, args.algorithms, args.solvers,
+                 args.out, args.resume, args.workers, args.dask, args.time_limit, args.opt_max_jobs, args.no_opt)
+    return 0
+
+
 def _cmd_reproduce(args: argparse.Namespace) -> int:
     from schedrelax.experiments.reproduce import reproduce
 
@@ -212,7 +237,7 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
-_COMMANDS = {"reproduce": _cmd_reproduce, "solve": _cmd_solve, "generate": _cmd_generate, "verify": _cmd_verify, "list": _cmd_list,
+_COMMANDS = {"compare": _cmd_compare, "reproduce": _cmd_reproduce, "solve": _cmd_solve, "generate": _cmd_generate, "verify": _cmd_verify, "list": _cmd_list,
              "demo": _cmd_demo}
 
 
