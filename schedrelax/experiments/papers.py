@@ -1,1 +1,2 @@
 """Imports every paper's reproduction module so that each registers itself."""
+import schedrelax.experiments.asrpt  # noqa: F401

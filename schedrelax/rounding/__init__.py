@@ -3,3 +3,5 @@
 One module per paper's pipeline (flowflex, flex, synchpack, spc) plus the shared techniques
 (alpha_points, slow_motion, matching, ordering). Importing this package registers its algorithms.
 """
+
+from schedrelax.rounding import mapreduce_exact  # noqa: F401

@@ -3,6 +3,8 @@
 Each function is registered as ``"fifo"`` for its family, so ``algorithms.run("fifo", instance)``
 works on any instance. FIFO proves no lower bound and carries no guarantee; the papers use it as
 the default Hadoop scheduler to beat. Orders are by release (arrival) time, ties by index.
+The mapreduce FIFO lives in :mod:`~schedrelax.schedulers.mapreduce_policies`, on the slotted engine
+it shares with the other policies of paper 001.
 """
 
 from __future__ import annotations
@@ -12,8 +14,8 @@ import heapq
 import numpy as np
 
 from schedrelax.algorithms import Result, register
-from schedrelax.instances import MalleableInstance, MapReduceInstance, PackingInstance, RelatedInstance
-from schedrelax.schedules import MAP_TASK, POOLED, Schedule
+from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
+from schedrelax.schedules import POOLED, Schedule
 
 _FINISHED = 1e-9
 """Remaining work below this fraction of a job's size counts as done (floating-point dust)."""
@@ -142,116 +144,6 @@ def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, se
                         np.concatenate(out_start), np.concatenate(out_end), np.concatenate(out_rate),
                         meta={"algorithm": "fifo"})
     return Result(algorithm="fifo", schedule=schedule, info={"events": events})
-
-
-# --------------------------------------------------------------------------------------------
-# mapreduce
-# --------------------------------------------------------------------------------------------
-
-@register("fifo", "mapreduce", "jobs in arrival order, slot by slot: Map, then one machine per Reduce task",
-          paper="001 §III, §VII-A")
-def fifo_mapreduce(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-                   preemptive: bool = True) -> Result:
-    """FIFO for MapReduce (paper 001 §VII-A: "All the jobs are scheduled in their order of
-    arrival"; the model and eqs. (1)-(2) are §III).
-
-    Slot by slot, the jobs that have arrived and are unfinished are taken in arrival order (ties
-    by index). A job with Map tasks left gets min(Map tasks left, machines left) machines for
-    Map; a job whose Map finished in an earlier slot gets one machine per unfinished Reduce task,
-    up to the machines left — the tasks in index order, since a Reduce task runs on at most one
-    machine per slot. A job whose Map finishes in this slot gets nothing more in it and does not
-    block later jobs.
-
-    ``preemptive=False`` is eq. (2): a started Reduce task keeps its machine until it ends, those
-    machines are taken first in every slot, and the schedule promises ``non_preemptive``.
-
-    Pieces are pooled (machine -1): Map pieces have task -1 and rate = machines, Reduce pieces
-    one per task with rate 1; consecutive slots with the same allocation form one piece.
-    """
-    N = instance.machines
-    n = instance.n_jobs
-    arrival = instance.arrival.tolist()
-    order = sorted(range(n), key=lambda j: (arrival[j], j))
-    map_left = instance.map_work.tolist()
-    red_off = instance.reduce_offset.tolist()
-    red_job = instance.reduce_job.tolist()
-    red_left = instance.reduce_work.tolist()
-    pending = [list(range(red_off[j], red_off[j + 1])) for j in range(n)]  # unfinished (or unstarted) tasks
-
-    pieces: list[tuple[int, int, int, int, int]] = []  # (job, task, start, end, rate); all pooled
-    open_map: dict[int, tuple[int, int]] = {}  # job -> (start slot, machines)
-    open_red: dict[int, int] = {}  # global Reduce task -> start slot
-    held: list[int] = []  # non-preemptive: end slots of the running Reduce tasks (a heap)
-    active: list[int] = []
-    t, arrived, slots = 0, 0, 0
-
-    def close_all(at: int) -> None:
-        for j, (s, r) in open_map.items():
-            pieces.append((j, MAP_TASK, s, at, r))
-        for g, s in open_red.items():
-            pieces.append((red_job[g], g - red_off[red_job[g]], s, at, 1))
-        open_map.clear()
-        open_red.clear()
-
-    while True:
-        while arrived < n and arrival[order[arrived]] <= t:
-            active.append(order[arrived])
-            arrived += 1
-        while held and held[0] <= t:
-            heapq.heappop(held)
-        if not active:
-            close_all(t)
-            if arrived == n:
-                break
-            t = arrival[order[arrived]]
-            continue
-        slots += 1
-        left = N - len(held)
-        new_map: dict[int, tuple[int, int]] = {}
-        new_red: dict[int, int] = {}
-        keep: list[int] = []
-        visited = 0
-        for j in active:
-            if left == 0:
-                break
-            visited += 1
-            if map_left[j] > 0:
-                m = min(map_left[j], left)
-                left -= m
-                map_left[j] -= m
-                prev = open_map.pop(j, None)
-                if prev is not None and prev[1] != m:
-                    pieces.append((j, MAP_TASK, prev[0], t, prev[1]))
-                    prev = None
-                new_map[j] = (t if prev is None else prev[0], m)
-                keep.append(j)
-            else:  # Map finished in an earlier slot (each job is visited once a slot)
-                tasks = pending[j]
-                serve = tasks[:left]
-                left -= len(serve)
-                if preemptive:
-                    for g in serve:
-                        red_left[g] -= 1
-                        new_red[g] = open_red.pop(g, t)
-                    pending[j] = [g for g in serve if red_left[g] > 0] + tasks[len(serve):]
-                else:
-                    for g in serve:
-                        pieces.append((j, g - red_off[j], t, t + red_left[g], 1))
-                        heapq.heappush(held, t + red_left[g])
-                    pending[j] = tasks[len(serve):]
-                if pending[j]:
-                    keep.append(j)
-        active = keep + active[visited:]
-        close_all(t)  # whatever was not continued into this slot ends where it stood
-        open_map, open_red = new_map, new_red
-        t += 1
-
-    rows = np.array(pieces, dtype=np.int64).reshape(-1, 5)
-    schedule = Schedule(rows[:, 0], rows[:, 1], np.full(len(rows), POOLED), rows[:, 2], rows[:, 3], rows[:, 4],
-                        promises=() if preemptive else {"non_preemptive"},
-                        meta={"algorithm": "fifo", "preemptive": preemptive})
-    return Result(algorithm="fifo", schedule=schedule, params={"preemptive": preemptive},
-                  info={"slots_simulated": slots})
 
 
 # --------------------------------------------------------------------------------------------

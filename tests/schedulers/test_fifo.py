@@ -255,23 +255,23 @@ def test_mapreduce_bounds(inst, preemptive):
     assert (flow >= lb).all()
     assert res.objective >= lb.sum()
     # Preemptive, the first job in line owns the cluster: its Map gets min(M left, N) machines a
-    # slot, and with at most N Reduce tasks each runs every slot. So its flow time is exactly the
-    # bound. (Not so without preemption: a later job without Map may start a Reduce task while
-    # the first job maps, and keep that machine.)
+    # slot, and its Reduce all N machines or one per unfinished task, most work left first, which
+    # takes max(largest task, ceil(R / N)) slots (McNaughton's bound, met slot by slot). So its
+    # flow time is exactly the bound. (Not so without preemption: a later job without Map may
+    # start a Reduce task while the first job maps, and keep that machine.)
     first = _first_in_line(inst)
-    if preemptive and inst.reduce_offset[first + 1] - inst.reduce_offset[first] <= inst.machines:
+    if preemptive:
         assert flow[first] == lb[first]
 
 
-@SETTINGS
-@given(mapreduce_instances(map_at_least=1))
-def test_mapreduce_with_map_everywhere_never_preempts(inst):
-    # When every job has Map work, FIFO's Map phases end in arrival order (an earlier job gets its
-    # Map machines first), so no later job can hold a Reduce machine an earlier job wants, and
-    # the machines a job's Reduce gets never shrink: the preemptive run is non-preemptive already.
-    pre = run("fifo", inst)
-    non = run("fifo", inst, params={"preemptive": False})
-    assert pre.evaluation.completion.tolist() == non.evaluation.completion.tolist()
+def test_mapreduce_preemptive_reduce_runs_most_work_left_first():
+    # N=2, one job: 1 Map task, Reduce [2, 2, 2]. Slot 0: Map. Preemptive, the two machines go to
+    # the tasks with the most work left: slot 1 tasks 0, 1 (left 1, 1, 2); slot 2 tasks 2, 0
+    # (left 0, 1, 1); slot 3 tasks 1, 2: completes at 4 = 1 + ceil(6 / 2). Non-preemptive, tasks 0
+    # and 1 run slots 1-2 and task 2 slots 3-4: completes at 5.
+    inst = MapReduceInstance(2, (MapReduceJob(0, 1, [2, 2, 2]),))
+    assert run("fifo", inst).objective == 4
+    assert run("fifo", inst, params={"preemptive": False}).objective == 5
 
 
 def _paper_instance(seed: int, machines: int = 100, slots: int = 500) -> MapReduceInstance:
@@ -294,8 +294,7 @@ def test_mapreduce_paper_scale():
     assert inst.n_jobs > 900
     pre = run("fifo", inst)
     non = run("fifo", inst, params={"preemptive": False})
-    assert pre.objective >= _flow_lower_bounds(inst).sum()
-    assert pre.objective == non.objective  # every job has Map work (see the property above)
+    assert min(pre.objective, non.objective) >= _flow_lower_bounds(inst).sum()
     assert len(pre.schedule) < 10 * inst.n_jobs  # slots with equal allocations are merged
 
 
