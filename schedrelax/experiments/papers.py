@@ -1,2 +1,3 @@
 """Imports every paper's reproduction module so that each registers itself."""
 import schedrelax.experiments.asrpt  # noqa: F401
+import schedrelax.experiments.synchpack  # noqa: F401

@@ -1,0 +1,229 @@
+"""Exact time-indexed MIPs for small packing instances (paper 003 §2), the optima the relaxations
+and algorithms are checked against.
+
+Time is cut into slots of one *unit*: the largest u such that every usable processing time and
+every release time is a whole number of units (0.5 for data in halves).
+
+* :func:`build_nonpreemptive_mip` — PRP||Σ w_j C_j (§4: no preemption, hence no migration), exact
+  for the continuous-time problem: with data in whole units, shifting every task as early as
+  capacity allows gives a schedule no worse in which each task starts at a release time or at the
+  completion of another task on its machine, hence at a whole unit.
+* :func:`build_preemptive_mip` — PRP|pmtn|Σ w_j C_j without migration in the slotted model of §2
+  (X^i_kj(t) ∈ {0, 1} per slot: preemption at slot boundaries). With single-machine placement it is
+  PDP|pmtn|Σ w_j C_j (§5). Exact for the slotted model, which every event-driven list schedule on
+  whole-unit data belongs to; continuous-time preemption can do better (three tasks of demand 1/2
+  on a machine of capacity 1 finish by 1.5, not 2), so its optimum is an upper bound there.
+
+Both take an optional ``upper_bound`` on the optimum (the cost of any feasible schedule): every job
+of an optimal schedule then has w_j C_j <= upper_bound, which caps each job's slots. The horizon is
+otherwise max_j r_j + Σ_tasks max_i p^i (as for the LPs, see :mod:`schedrelax.models.synchpack_lp`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr.numeric_expr import LinearExpression
+
+from schedrelax.instances import PackingInstance
+from schedrelax.models.synchpack_lp import add_linear_rows, flat_ranges, usable_pairs, without_gc
+from schedrelax.schedules import Schedule
+
+MAX_DENOMINATOR = 1000
+"""Processing and release times must be multiples of 1/q for some q up to this."""
+
+
+def time_unit(instance: PackingInstance) -> float:
+    """The largest u with every usable processing time and release time a whole multiple of u.
+
+    Raises ValueError when the times are not multiples of 1/q for some q <= MAX_DENOMINATOR.
+    """
+    values = np.r_[instance.place_time[usable_pairs(instance)], instance.release]
+    fracs = []
+    for v in np.unique(values).tolist():
+        f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
+        if abs(float(f) - v) > 1e-9 * max(1.0, v):
+            raise ValueError(f"time {v!r} is not a multiple of 1/q for q <= {MAX_DENOMINATOR}: a time-indexed MIP "
+                             "needs times on a common grid")
+        fracs.append(f)
+    den = math.lcm(*(f.denominator for f in fracs))
+    num = math.gcd(*(f.numerator * (den // f.denominator) for f in fracs))
+    return num / den if num else 1.0 / den
+
+
+@dataclass(frozen=True)
+class MIPLayout:
+    """Index arrays behind a packing MIP's variables, for the reader."""
+
+    kind: str
+    instance: PackingInstance
+    unit: float
+    pair_task: np.ndarray
+    pair_machine: np.ndarray
+    pair_slots: np.ndarray
+    var_pair: np.ndarray
+    var_slot: np.ndarray
+
+
+def _windows(instance: PackingInstance, unit: float, upper_bound: float | None):
+    """Usable pairs with processing and release in slots, and each job's last usable slot end."""
+    pairs = usable_pairs(instance)
+    qt = instance.place_task[pairs]
+    qm = instance.place_machine[pairs]
+    qp = np.rint(instance.place_time[pairs] / unit).astype(np.int64)
+    rel = np.rint(instance.release / unit).astype(np.int64)
+    longest = np.zeros(instance.n_tasks, dtype=np.int64)
+    np.maximum.at(longest, qt, qp)
+    horizon = int(rel.max() + longest.sum())
+    end = np.full(instance.n_jobs, horizon)
+    if upper_bound is not None:
+        cap = np.floor(upper_bound / (np.asarray(instance.weights) * unit) + 1e-9).astype(np.int64)
+        end = np.minimum(end, cap)
+    return qt, qm, qp, rel, end
+
+
+def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None) -> pyo.ConcreteModel:
+    """PRP||Σ w_j C_j (paper 003 §2 and §4) as a time-indexed MIP, exact (see the module docstring).
+
+    s[q, t] = 1 if task t(q) starts on machine i(q) at slot t; each task starts once, within its
+    job's window; on each machine and slot the demands of the tasks running sum to at most m_i;
+    C_j >= (start + p) of each of its tasks; minimise Σ w_j C_j (in the instance's time unit).
+    """
+    unit = time_unit(instance)
+    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    rj = rel[instance.task_job[qt]]
+    last = end[instance.task_job[qt]] - qp
+    vq, vs = flat_ranges(rj, last)
+    with without_gc():
+        m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")
+        m.s = pyo.Var(range(len(vq)), within=pyo.Binary)
+        m.C = pyo.Var(range(instance.n_jobs), bounds=(0, None))
+        cols = [*m.s.values(), *m.C.values()]
+        nv = len(vq)
+        nT = instance.n_tasks
+        A = sp.csr_array((np.ones(nv), (qt[vq], np.arange(nv))), shape=(nT, len(cols)))
+        add_linear_rows(m, "starts_once", A, cols, np.ones(nT), np.ones(nT))
+        # A start at slot t occupies slots t .. t+p-1 of its machine.
+        owner, slot = flat_ranges(vs, vs + qp[vq] - 1)
+        M, S = instance.n_machines, int(end.max())
+        row = qm[vq[owner]] * S + slot
+        A = sp.csr_array((instance.demand[qt[vq[owner]]], (row, owner)), shape=(M * S, len(cols)))
+        used = np.flatnonzero(np.diff(A.indptr))
+        caps = np.asarray(instance.capacities, dtype=float)
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), caps[used // S])
+        # C_j - Σ_{q of t, start} (start + p)·unit·s >= 0 for each task t of job j
+        job = instance.task_job
+        A = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]) * unit], (np.r_[np.arange(nT), qt[vq]],
+                                                                    np.r_[nv + job, np.arange(nv)])),
+                         shape=(nT, len(cols)))
+        add_linear_rows(m, "completion", A, cols, np.zeros(nT), np.full(nT, np.inf))
+        w = np.asarray(instance.weights, dtype=float)
+        m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
+        m.layout = MIPLayout("nonpreemptive", instance, unit, qt, qm, qp, vq, vs)
+    return m
+
+
+def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None) -> pyo.ConcreteModel:
+    """PRP|pmtn|Σ w_j C_j without migration in §2's slotted model (PDP|pmtn|Σ w_j C_j when every
+    task has one machine) as a time-indexed MIP, exact for that model (see the module docstring).
+
+    y[q] = 1 if task t(q) runs on machine i(q) (one per task; no variable when the task has one
+    usable machine); X[q, t] = 1 if it runs there in slot t, Σ_t X[q, t] = p·y[q]; per machine and
+    slot the demands sum to at most m_i; D[j, t] = 1 if job j is complete by the end of slot t,
+    allowed only if every task's processed share by then is 1, and nondecreasing in t;
+    C_j = unit·(1 + Σ_t (1 - D[j, t])) and D[j, last slot] = 1.
+    """
+    unit = time_unit(instance)
+    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    job = instance.task_job
+    nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
+    S = int(end.max())
+    vq, vs = flat_ranges(rel[job[qt]], end[job[qt]] - 1)
+    many = np.bincount(qt, minlength=nT)[qt] > 1
+    yq = np.flatnonzero(many)
+    dj, ds = flat_ranges(np.zeros(nJ, dtype=np.int64), end - 1)
+    with without_gc():
+        m = pyo.ConcreteModel(name="packing MIP (preemptive, no migration)")
+        m.X = pyo.Var(range(len(vq)), within=pyo.Binary)
+        m.y = pyo.Var(range(len(yq)), within=pyo.Binary)
+        m.D = pyo.Var(range(len(dj)), within=pyo.Binary)
+        for k in np.flatnonzero(ds == end[dj] - 1).tolist():
+            m.D[k].fix(1)
+        cols = [*m.X.values(), *m.y.values(), *m.D.values()]
+        nX, ny = len(vq), len(yq)
+        y_of = np.full(len(qt), -1)
+        y_of[yq] = nX + np.arange(ny)
+        # one machine per task
+        A = sp.csr_array((np.ones(ny), (qt[yq], y_of[yq])), shape=(nT, len(cols)))
+        multi = np.flatnonzero(np.diff(A.indptr))
+        add_linear_rows(m, "one_machine", A[multi], cols, np.ones(len(multi)), np.ones(len(multi)))
+        # Σ_t X[q, t] - p·y[q] = 0, or = p when the pair is the task's only one
+        nq = len(qt)
+        rows = np.r_[vq, yq]
+        A = sp.csr_array((np.r_[np.ones(nX), -qp[yq].astype(float)], (rows, np.r_[np.arange(nX), y_of[yq]])),
+                         shape=(nq, len(cols)))
+        rhs = np.where(many, 0.0, qp.astype(float))
+        add_linear_rows(m, "processing", A, cols, rhs, rhs)
+        A = sp.csr_array((instance.demand[qt[vq]], (qm[vq] * S + vs, np.arange(nX))), shape=(M * S, len(cols)))
+        used = np.flatnonzero(np.diff(A.indptr))
+        caps = np.asarray(instance.capacities, dtype=float)
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), caps[used // S])
+        # D[j, t] <= Σ_{q of task} Σ_{t' <= t} X[q, t'] / p_q for each task of j and slot t
+        d_index = np.full((nJ, S), -1)
+        d_index[dj, ds] = np.arange(len(dj))
+        tk, tt = flat_ranges(np.zeros(nT, dtype=np.int64), end[job] - 1)
+        row_of = np.full((nT, S), -1)
+        row_of[tk, tt] = np.arange(len(tk))
+        owner, upto = flat_ranges(vs, end[job[qt[vq]]] - 1)
+        xr = row_of[qt[vq[owner]], upto]
+        A = sp.csr_array((np.r_[np.ones(len(tk)), -1.0 / qp[vq[owner]]],
+                         (np.r_[np.arange(len(tk)), xr], np.r_[nX + ny + d_index[job[tk], tt], owner])),
+                         shape=(len(tk), len(cols)))
+        add_linear_rows(m, "done_by", A, cols, np.full(len(tk), -np.inf), np.zeros(len(tk)))
+        # D nondecreasing: implied at an optimum, but it prunes branch and bound (about 1.5x here)
+        k = np.flatnonzero(ds < end[dj] - 1)
+        A = sp.csr_array((np.r_[np.ones(len(k)), -np.ones(len(k))], (np.r_[np.arange(len(k)), np.arange(len(k))],
+                         np.r_[nX + ny + k, nX + ny + k + 1])), shape=(len(k), len(cols)))
+        add_linear_rows(m, "stays_done", A, cols, np.full(len(k), -np.inf), np.zeros(len(k)))
+        w = np.asarray(instance.weights, dtype=float)
+        m.objective = pyo.Objective(expr=LinearExpression(
+            constant=float(unit * (w * (1 + end)).sum()), linear_coefs=(-unit * w[dj]).tolist(),
+            linear_vars=list(m.D.values())))
+        m.layout = MIPLayout("preemptive", instance, unit, qt, qm, qp, vq, vs)
+    return m
+
+
+def packing_mip_schedule(model: pyo.ConcreteModel) -> Schedule:
+    """The schedule of a solved packing MIP: pieces (job, task, machine, start, end, demand), one per
+    task for the non-preemptive MIP, one per run of consecutive slots for the preemptive one."""
+    lay: MIPLayout = model.layout
+    if lay.kind == "nonpreemptive":
+        on = np.fromiter((v.value or 0.0 for v in model.s.values()), float) > 0.5
+        q, s = lay.var_pair[on], lay.var_slot[on]
+        rows = list(zip(lay.pair_task[q], lay.pair_machine[q], s * lay.unit, (s + lay.pair_slots[q]) * lay.unit))
+    else:
+        on = np.fromiter((v.value or 0.0 for v in model.X.values()), float) > 0.5
+        q, s = lay.var_pair[on], lay.var_slot[on]
+        order = np.lexsort((s, q))
+        q, s = q[order], s[order]
+        brk = np.r_[True, (q[1:] != q[:-1]) | (s[1:] != s[:-1] + 1)]
+        first = np.flatnonzero(brk)
+        last = np.r_[first[1:], len(q)] - 1
+        rows = list(zip(lay.pair_task[q[first]], lay.pair_machine[q[first]], s[first] * lay.unit,
+                        (s[last] + 1) * lay.unit))
+    return _schedule(model, rows)
+
+
+def _schedule(model: pyo.ConcreteModel, rows) -> Schedule:
+    inst = model.layout.instance
+    arr = np.array(rows, dtype=float).reshape(-1, 4)
+    g = arr[:, 0].astype(np.int64)
+    job = inst.task_job[g]
+    return Schedule(job, g - inst.job_offset[job], arr[:, 1].astype(np.int64), arr[:, 2], arr[:, 3], inst.demand[g],
+                    promises=frozenset({"non_preemptive", "no_migration"} if model.layout.kind == "nonpreemptive"
+                                       else {"no_migration"}), meta={"algorithm": "mip"})

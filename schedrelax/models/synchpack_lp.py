@@ -1,0 +1,586 @@
+"""Paper 003's relaxations as Pyomo models: LP1 (§3.1, eq. 9), LP2 (§4.1, eq. 13), LP3 (§5.1, eq. 20).
+
+LP1 and LP2 are interval-indexed. The horizon is cut into intervals (d_{l-1}, d_l], d_l = u(1+ε)^l
+(eq. 5; ε = 1 for LP2); z[q, l] is the fraction of placement pair q = (task, machine) processed in
+interval l (LP1) or the indicator that the task completes on that machine by d_l (LP2); x[j, l] is
+the relaxed indicator that job j completes in interval l, and C_j = Σ_l left_l x[j, l] (eq. 9g) with
+left_l = d_{l-1}. LP3 orders jobs with linear-ordering variables δ_jj' on dedicated machines.
+
+Every model's optimum is a lower bound on the optimum of its scheduling problem. Where the paper is
+silent we chose, always keeping that property (each point is argued in the builder's docstring):
+
+* Time unit. The paper assumes integral processing times with the shortest one >= 1; the grid's
+  unit ``u`` is therefore the shortest usable processing time (d_0 = u), so instances in any unit
+  give the paper's grid up to scale.
+* Left point of the first interval. Eq. (9g) puts d_{-1} = 0, which lets a job whose tasks all fit
+  in (0, d_0] have C_j = 0 and breaks the guarantees (a single task of length 1 has LP1 = 0 and
+  every schedule pays 1). No job completes before the shortest processing time, so we use
+  left_0 = min(d_0, shortest time) = u: still a lower bound, and Lemma 3 / eq. (18) then hold in
+  interval 0 too.
+* Horizon. d_L must reach the completion of every job in some optimal schedule. After the last
+  release an optimal schedule never leaves every machine idle while work remains (shifting the rest
+  earlier would help), so max_j r_j + Σ_tasks max_i p^i bounds it; L is the smallest with d_L >= that.
+  (The paper's T of eq. (2) is no such bound when tasks can run on several machines.)
+* Unusable machines. A placement machine whose capacity is below the task's demand can never run
+  it: its z variables are left out (eq. 9d alone would not forbid them).
+* Release times (the paper's LPs are offline). z = 0 in intervals ending at or before r_j, and the
+  right side of (9c) is d_l - r_j where that is positive (its rows are empty before); in LP2 a task
+  can only complete by d_l if r_j + p^i <= d_l.
+
+The z variables an LP forces to 0 ((13b), and intervals before a release) are not created unless
+``drop_dominated=False``, which creates them with upper bound 0, as eq. (13b) is written.
+
+Two equivalent formulations are built (``formulation=``): ``"plain"`` is eq. (9) row for row, whose
+cumulative rows (9c), (9d), (9f) cost O(L²) nonzeros each; ``"sparse"`` (the default) carries the
+running sums in variables (F: fraction of a task done by d_l, S: its processing time, V: volume on
+a machine, X: Σ_{l'<=l} x) so each row has O(1) + one-interval terms, drops rows that the others imply
+((9c) in LP2, which (13b) and (9b) imply; (9d) for l where a machine's whole placement volume fits
+in m_i·d_l), and fixes X at 0 in intervals a job cannot complete in. Same optimum, several times
+fewer nonzeros.
+
+Readers: :func:`interval_lp_solution` (LP1 and LP2) and :func:`lp3_solution` return numpy arrays.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+import scipy.sparse as sp
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+
+from schedrelax.instances import PackingInstance
+
+FORMULATIONS = ("sparse", "plain")
+_TIME_TOL = 1e-9
+"""Relative slack when comparing times with interval end points (floating-point powers)."""
+
+
+# --------------------------------------------------------------------------------------------
+# shared pieces
+# --------------------------------------------------------------------------------------------
+
+def add_linear_rows(model: pyo.Block, name: str, A: sp.csr_array, columns: Sequence, lower: np.ndarray,
+                    upper: np.ndarray) -> None:
+    """Add the rows ``lower <= A @ columns <= upper`` as one indexed Constraint called *name*.
+
+    Rows are built straight from the CSR arrays as LinearExpressions (no Pyomo sums, no slicing),
+    which is what keeps a 10^5-row model's build in seconds. A coefficient of exactly 1 enters as
+    the bare variable: Pyomo's monomial objects cost microseconds each and dominate the build, so
+    formulations put their many terms at +1. ``lower == upper`` gives equalities; ±inf bounds are
+    absent.
+    """
+    A = sp.csr_array(A)
+    ptr, ind, val = A.indptr.tolist(), A.indices.tolist(), A.data.tolist()
+    terms = [columns[k] if v == 1.0 else MonomialTermExpression((v, columns[k])) for k, v in zip(ind, val)]
+    lo = [None if not np.isfinite(v) else float(v) for v in lower]
+    hi = [None if not np.isfinite(v) else float(v) for v in upper]
+
+    def rule(_, r):
+        body = LinearExpression(args=terms[ptr[r]:ptr[r + 1]])
+        if lo[r] is not None and lo[r] == hi[r]:
+            return (body, lo[r])
+        return (lo[r], body, hi[r])
+
+    model.add_component(name, pyo.Constraint(range(A.shape[0]), rule=rule))
+
+
+@contextlib.contextmanager
+def without_gc() -> Iterator[None]:
+    """Pause Python's cyclic garbage collector while a model is built.
+
+    A build allocates hundreds of thousands of Pyomo objects and no cycles worth collecting; the
+    collector's repeated passes over them took 60-80 % of the build time (0.76 s -> 0.27 s for a
+    50,000-variable LP2).
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def usable_pairs(instance: PackingInstance) -> np.ndarray:
+    """Indices into the placement arrays of the (task, machine) pairs whose machine is large
+    enough for the task (§2.1: the task's demand must fit the machine's capacity)."""
+    return np.flatnonzero(instance.demand[instance.place_task] <= instance.capacities[instance.place_machine])
+
+
+def flat_ranges(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nested ranges, vectorised: (k repeated, first[k]..last[k]) for every k, flattened (none if first > last)."""
+    count = np.maximum(last - first + 1, 0)
+    owner = np.repeat(np.arange(len(first)), count)
+    start = np.cumsum(count) - count
+    return owner, np.arange(int(count.sum())) - np.repeat(start, count) + first[owner]
+
+
+# --------------------------------------------------------------------------------------------
+# the interval grid (eqs. 5-6)
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntervalGrid:
+    """Geometric intervals (d_{l-1}, d_l], d_l = unit·(1+eps)^l for l = 0..L (paper 003 eq. 5).
+
+    ``left[l]`` is the completion-time value of interval l in eq. (9g): d_{l-1}, except
+    ``left[0]`` = min(d_0, shortest processing time) (see the module docstring).
+    """
+
+    d: np.ndarray
+    left: np.ndarray
+    eps: float
+    unit: float
+    horizon: float
+
+    @property
+    def L(self) -> int:
+        return len(self.d) - 1
+
+    @property
+    def length(self) -> np.ndarray:
+        """Δ_l of eq. (6) (in the grid's time unit)."""
+        return np.diff(np.r_[0.0, self.d])
+
+
+def interval_grid(instance: PackingInstance, eps: float = 1.0, unit: float | None = None) -> IntervalGrid:
+    """The grid of paper 003 eq. (5) for *instance*: unit u (default the shortest usable processing
+    time), d_l = u(1+ε)^l up to the first d_L >= max_j r_j + Σ_tasks max_i p^i (the horizon)."""
+    if not eps > 0:
+        raise ValueError(f"eps must be > 0, got {eps!r}")
+    pairs = usable_pairs(instance)
+    ptime = instance.place_time[pairs]
+    shortest = float(ptime.min())
+    u = shortest if unit is None else float(unit)
+    if not u > 0:
+        raise ValueError(f"unit must be > 0, got {unit!r}")
+    longest = np.zeros(instance.n_tasks)
+    np.maximum.at(longest, instance.place_task[pairs], ptime)
+    horizon = float(instance.release.max() + longest.sum())
+    L = max(0, int(np.ceil(np.log(horizon / u) / np.log1p(eps) - _TIME_TOL)))
+    d = u * (1.0 + eps) ** np.arange(L + 1)
+    while d[-1] < horizon * (1 - _TIME_TOL):  # guard against log rounding
+        d = np.r_[d, d[-1] * (1.0 + eps)]
+    left = np.r_[min(d[0], shortest), d[:-1]]
+    return IntervalGrid(d=d, left=left, eps=float(eps), unit=u, horizon=horizon)
+
+
+# --------------------------------------------------------------------------------------------
+# LP1 and LP2
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntervalLayout:
+    """What the reader needs to map an interval LP's variables back to the paper's z and x.
+
+    Pair q is ``pairs[q]`` of the instance's placement arrays; its z variables are the columns
+    ``z_pair == q`` at intervals ``z_l``.
+    """
+
+    lp: str
+    formulation: str
+    grid: IntervalGrid
+    pairs: np.ndarray
+    pair_task: np.ndarray
+    pair_machine: np.ndarray
+    pair_time: np.ndarray
+    z_pair: np.ndarray
+    z_l: np.ndarray
+    x_job: np.ndarray
+    x_l: np.ndarray
+    weights: np.ndarray
+
+
+def build_lp1(instance: PackingInstance, *, eps: float = 1.0, unit: float | None = None,
+              formulation: str = "sparse", drop_dominated: bool = True) -> pyo.ConcreteModel:
+    """LP1 of paper 003 §3.1, eq. (9a)-(9h), for PRP|mgr|Σ w_j C_j (preemption and migration).
+
+    z[q, l] is the fraction of task t(q)'s processing done on machine i(q) in (d_{l-1}, d_l]. Every
+    row holds for every migratory schedule: (9b) the task is processed once; (9c) by d_l a task
+    ran for at most d_l - r_j, since it runs on one machine at a time; (9d) machine i packs at most
+    m_i·d_l volume by d_l; with x the indicator of the completion interval, (9f) holds because a job
+    completed by d_l has each task fully processed by d_l, and (9g) C_j = d_{l-1} (or the shortest
+    processing time for l = 0) is below the true completion time. The objective Σ w_j C_j is in
+    the instance's time unit. See the module docstring for the grid, releases and formulations.
+    """
+    with without_gc():
+        return _build_interval_lp(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated)
+
+
+def build_lp2(instance: PackingInstance, *, unit: float | None = None,
+              formulation: str = "sparse", drop_dominated: bool = True) -> pyo.ConcreteModel:
+    """LP2 of paper 003 §4.1, eq. (13), for PRP||Σ w_j C_j and PRP|pmtn|Σ w_j C_j (no migration):
+    LP1's rows with ε = 1 and z[q, l] = 0 where the task cannot complete on machine i(q) by d_l
+    (13b: p^i > d_l, or r_j + p^i > d_l with release times).
+
+    Read z[q, l] as the indicator that the task completes on machine i(q) in interval l. A
+    non-migratory schedule (preemptive or not) then satisfies (9b); (9c) since a task completed
+    by d_l ran p^i <= d_l - r_j; (9d) since every task completed on i by d_l put all its volume
+    on i before d_l; (9f)-(9h) as in LP1. The dropped variables are not created at all.
+    """
+    with without_gc():
+        return _build_interval_lp(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated)
+
+
+def _build_interval_lp(instance: PackingInstance, grid: IntervalGrid, lp: str, formulation: str,
+                       drop_dominated: bool) -> pyo.ConcreteModel:
+    if formulation not in FORMULATIONS:
+        raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}; got {formulation!r}")
+    d, L = grid.d, grid.L
+    pairs = usable_pairs(instance)
+    qt = instance.place_task[pairs]
+    qm = instance.place_machine[pairs]
+    qp = instance.place_time[pairs]
+    qa = instance.demand[qt]
+    task_job = instance.task_job
+    r_task = instance.release[task_job]
+    rq = r_task[qt]
+    slack = _TIME_TOL * np.maximum(1.0, d[-1])
+    if lp == "LP1":  # (d_{l-1}, d_l] overlaps (r_j, ∞) once d_l > r_j
+        first = np.searchsorted(d, rq + slack, side="right")
+    else:  # (13b): complete by d_l needs r_j + p^i <= d_l
+        first = np.searchsorted(d, rq + qp - slack, side="left")
+    allowed = first
+    if not drop_dominated:  # every (pair, interval) gets a variable, the forbidden ones fixed at 0
+        first = np.zeros(len(pairs), dtype=np.int64)
+    zq, zl = flat_ranges(first, np.full(len(pairs), L))
+    nT, nJ = instance.n_tasks, instance.n_jobs
+    task_first = np.full(nT, L + 1)
+    np.minimum.at(task_first, qt, first)
+    job_first = np.zeros(nJ, dtype=np.int64)
+    np.maximum.at(job_first, task_job, task_first)
+
+    m = pyo.ConcreteModel(name=f"SynchPack {lp} ({formulation})")
+    m.z = pyo.Var(range(len(zq)), bounds=(0, None))
+    for k in np.flatnonzero(zl < allowed[zq]).tolist():
+        m.z[k].setub(0)
+    builder = _sparse_rows if formulation == "sparse" else _plain_rows
+    x_job, x_l = builder(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first)
+    m.layout = IntervalLayout(lp=lp, formulation=formulation, grid=grid, pairs=pairs, pair_task=qt, pair_machine=qm,
+                              pair_time=qp, z_pair=zq, z_l=zl, x_job=x_job, x_l=x_l,
+                              weights=np.asarray(instance.weights, dtype=float))
+    return m
+
+
+def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first):
+    """The running-sum formulation (see the module docstring); returns the X columns' (job, l)."""
+    d, left, L = grid.d, grid.left, grid.L
+    nT, M = instance.n_tasks, instance.n_machines
+    task_job = instance.task_job
+    zt = qt[zq]
+
+    # F[t, l] for l = first_t..L: fraction of task t done by d_l. F[t, L] = 1 is (9b).
+    Ft, Fl = flat_ranges(task_first, np.full(nT, L))
+    F_index = np.full((nT, L + 1), -1)
+    F_index[Ft, Fl] = np.arange(len(Ft))
+    F_hi = np.ones(len(Ft))
+    F_lo = np.where(Fl == L, 1.0, 0.0)
+
+    # (9c) in LP1: one machine per task gives a bound on F when the task's times agree; otherwise
+    # a running sum S of processing time, kept only for the intervals where (9c) can bind.
+    pmin = np.full(nT, np.inf)
+    pmax = np.zeros(nT)
+    np.minimum.at(pmin, qt, qp)
+    np.maximum.at(pmax, qt, qp)
+    budget = np.maximum(d[Fl] - r_task[Ft], 0.0)
+    S_t = S_l = np.zeros(0, dtype=np.int64)
+    if lp == "LP1":
+        uniform = pmax[Ft] <= pmin[Ft] * (1 + 1e-12)
+        F_hi = np.where(uniform, np.minimum(F_hi, budget / pmax[Ft]), F_hi)
+        binds = ~uniform & (budget < pmax[Ft])
+        last_binding = np.full(nT, -1)
+        np.maximum.at(last_binding, Ft[binds], Fl[binds])
+        S_t, S_l = flat_ranges(task_first, last_binding)
+    S_index = np.full((nT, L + 1), -1)
+    S_index[S_t, S_l] = np.arange(len(S_t))
+
+    # V[i, l] for l = 0..last binding l: volume on machine i by d_l, at most m_i d_l (9d).
+    caps = np.asarray(instance.capacities, dtype=float)
+    vol = np.bincount(qm, weights=qa * qp, minlength=M)
+    # Rows only where they can bind: a machine never holds more than its whole placement volume.
+    last_v = (caps[:, None] * d[None, :] < vol[:, None] * (1 - 1e-12)).sum(axis=1) - 1
+    V_i, V_l = flat_ranges(np.zeros(M, dtype=np.int64), last_v)
+    V_index = np.full((M, L + 1), -1)
+    V_index[V_i, V_l] = np.arange(len(V_i))
+
+    # X[j, l] = Σ_{l' <= l} x[j, l'] for l = first_j..L-1 (X = 0 before, X[j, L] = 1).
+    nJ = instance.n_jobs
+    X_j, X_l = flat_ranges(job_first, np.full(nJ, L - 1))
+    X_index = np.full((nJ, L + 1), -1)
+    X_index[X_j, X_l] = np.arange(len(X_j))
+
+    m.F = pyo.Var(range(len(Ft)))
+    for k, (lo, hi) in enumerate(zip(F_lo.tolist(), F_hi.tolist())):
+        m.F[k].setlb(lo)
+        m.F[k].setub(hi)
+    m.S = pyo.Var(range(len(S_t)), bounds=(0, None))
+    for k, b in enumerate(np.maximum(d[S_l] - r_task[S_t], 0.0).tolist()):
+        m.S[k].setub(b)
+    m.V = pyo.Var(range(len(V_i)), bounds=(0, None))
+    for k, b in enumerate((caps[V_i] * d[V_l]).tolist()):
+        m.V[k].setub(b)
+    m.X = pyo.Var(range(len(X_j)), bounds=(0, 1))
+
+    cols = [*m.z.values(), *m.F.values(), *m.S.values(), *m.V.values(), *m.X.values()]
+    oz, oF = 0, len(zq)
+    oS = oF + len(Ft)
+    oV = oS + len(S_t)
+    oX = oV + len(V_i)
+    nz = len(zq)
+
+    def running_sum(index, owner, level, z_owner, z_coef, offset):
+        """Rows Σ coef·z[·, l] + sum[o, l-1] - sum[o, l] = 0 for every existing sum[o, l]."""
+        n = len(owner)
+        rows = [np.arange(n), np.arange(n)]
+        cols_ = [offset + np.arange(n), offset + index[owner, np.maximum(level - 1, 0)]]
+        vals = [-np.ones(n), np.ones(n)]
+        has_prev = (level > 0) & (index[owner, np.maximum(level - 1, 0)] >= 0)
+        rows[1], cols_[1], vals[1] = rows[1][has_prev], cols_[1][has_prev], vals[1][has_prev]
+        target = index[z_owner, zl]
+        keep = target >= 0
+        rows.append(target[keep])
+        cols_.append(oz + np.arange(nz)[keep])
+        vals.append(z_coef[keep])
+        A = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols_))), shape=(n, len(cols)))
+        return A, np.zeros(n)
+
+    A, b = running_sum(F_index, Ft, Fl, zt, np.ones(nz), oF)
+    add_linear_rows(m, "fraction_done", A, cols, b, b)
+    if len(S_t):
+        A, b = running_sum(S_index, S_t, S_l, zt, qp[zq], oS)
+        add_linear_rows(m, "time_done", A, cols, b, b)
+    A, b = running_sum(V_index, V_i, V_l, qm[zq], (qa * qp)[zq], oV)
+    add_linear_rows(m, "volume_done", A, cols, b, b)
+
+    # x >= 0: X nondecreasing in l (X[j, L] = 1 is the constant bound of X[j, L-1] <= 1).
+    mono = (X_l > job_first[X_j])
+    k = np.flatnonzero(mono)
+    A = sp.csr_array((np.r_[np.ones(len(k)), -np.ones(len(k))],
+                      (np.r_[np.arange(len(k)), np.arange(len(k))], np.r_[oX + k, oX + X_index[X_j[k], X_l[k] - 1]])),
+                     shape=(len(k), len(cols)))
+    add_linear_rows(m, "x_nonnegative", A, cols, np.zeros(len(k)), np.full(len(k), np.inf))
+
+    # (9f): F[t, l] - X[j, l] >= 0 for every task t of j.
+    row_t, row_l = flat_ranges(job_first[task_job], np.full(nT, L - 1))
+    n9f = len(row_t)
+    A = sp.csr_array((np.r_[-np.ones(n9f), np.ones(n9f)],
+                      (np.r_[np.arange(n9f), np.arange(n9f)],
+                       np.r_[oX + X_index[task_job[row_t], row_l], oF + F_index[row_t, row_l]])),
+                     shape=(n9f, len(cols)))
+    add_linear_rows(m, "job_done_by_task", A, cols, np.zeros(n9f), np.full(n9f, np.inf))
+
+    # Σ_j w_j C_j with C_j = left_L - Σ_{l<L} (left_{l+1} - left_l) X[j, l] (eq. 9g by parts).
+    w = np.asarray(instance.weights, dtype=float)
+    coef = -w[X_j] * (left[X_l + 1] - left[X_l])
+    m.objective = pyo.Objective(expr=LinearExpression(constant=float(w.sum() * left[L]), linear_coefs=coef.tolist(),
+                                                      linear_vars=list(m.X.values())))
+    return X_j, X_l
+
+
+def _plain_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first):
+    """Eq. (9b)-(9h) row for row (cumulative sums written out); returns the x columns' (job, l)."""
+    d, left, L = grid.d, grid.left, grid.L
+    nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
+    task_job = instance.task_job
+    caps = np.asarray(instance.capacities, dtype=float)
+    zt = qt[zq]
+    nz = len(zq)
+    x_j, x_l = flat_ranges(np.zeros(nJ, dtype=np.int64), np.full(nJ, L))
+    x_index = x_j * (L + 1) + x_l
+    m.x = pyo.Var(range(len(x_j)), bounds=(0, None))
+    m.C = pyo.Var(range(nJ))
+    cols = [*m.z.values(), *m.x.values(), *m.C.values()]
+    ox, oC = nz, nz + len(x_j)
+
+    def cumulative(owner_of_col, level_of_col, col_ids, coef, n_owner):
+        """Rows (owner, l), l = 0..L, summing coef·col over the owner's columns with level <= l."""
+        reps = L - level_of_col + 1
+        rr = np.repeat(owner_of_col * (L + 1), reps) + flat_ranges(level_of_col, np.full(len(level_of_col), L))[1]
+        return sp.csr_array((np.repeat(coef, reps), (rr, np.repeat(col_ids, reps))),
+                            shape=(n_owner * (L + 1), len(cols)))
+
+    # (9b)
+    A = sp.csr_array((np.ones(nz), (zt, np.arange(nz))), shape=(nT, len(cols)))
+    add_linear_rows(m, "task_processed", A, cols, np.ones(nT), np.ones(nT))
+    # (9c)
+    A = cumulative(zt, zl, np.arange(nz), qp[zq], nT)
+    rhs = np.maximum(d[None, :] - r_task[:, None], 0.0).ravel()
+    keep = np.flatnonzero(np.diff(A.indptr) > 0)
+    add_linear_rows(m, "task_time", A[keep], cols, np.full(len(keep), -np.inf), rhs[keep])
+    # (9d)
+    A = cumulative(qm[zq], zl, np.arange(nz), (qa * qp)[zq], M)
+    rhs = (caps[:, None] * d[None, :]).ravel()
+    keep = np.flatnonzero(np.diff(A.indptr) > 0)
+    add_linear_rows(m, "machine_volume", A[keep], cols, np.full(len(keep), -np.inf), rhs[keep])
+    # (9f): Σ_{l'<=l} x[j, l'] - Σ_{l'<=l} Σ_i z[t, i, l'] <= 0 for each task t of job j
+    Ax = cumulative(x_j, x_l, ox + np.arange(len(x_j)), np.ones(len(x_j)), nJ)[
+        (task_job[:, None] * (L + 1) + np.arange(L + 1)[None, :]).ravel()]
+    Az = cumulative(zt, zl, np.arange(nz), np.ones(nz), nT)
+    add_linear_rows(m, "job_done_by_task", Ax - Az, cols, np.full(nT * (L + 1), -np.inf), np.zeros(nT * (L + 1)))
+    # (9g) and (9h)
+    A = sp.csr_array((np.r_[np.ones(nJ), -left[x_l]],
+                      (np.r_[np.arange(nJ), x_j], np.r_[oC + np.arange(nJ), ox + x_index])), shape=(nJ, len(cols)))
+    add_linear_rows(m, "completion", A, cols, np.zeros(nJ), np.zeros(nJ))
+    A = sp.csr_array((np.ones(len(x_j)), (x_j, ox + x_index)), shape=(nJ, len(cols)))
+    add_linear_rows(m, "job_completes", A, cols, np.ones(nJ), np.ones(nJ))
+    w = np.asarray(instance.weights, dtype=float)
+    m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
+    return x_j, x_l
+
+
+@dataclass(frozen=True)
+class IntervalLPSolution:
+    """A solved LP1 or LP2 as arrays: ``z[q, l]`` per usable placement pair q (see ``pair_*``) and
+    interval l, ``x[j, l]``, the completion times C_j of eq. (9g) and the objective Σ w_j C_j."""
+
+    lp: str
+    grid: IntervalGrid
+    pair_task: np.ndarray
+    pair_machine: np.ndarray
+    pair_time: np.ndarray
+    z: np.ndarray
+    x: np.ndarray
+    completion: np.ndarray
+    objective: float
+
+
+def interval_lp_solution(model: pyo.ConcreteModel) -> IntervalLPSolution:
+    """Read a solved :func:`build_lp1` / :func:`build_lp2` model back into numpy arrays."""
+    lay: IntervalLayout = model.layout
+    L = lay.grid.L
+    z = np.zeros((len(lay.pairs), L + 1))
+    z[lay.z_pair, lay.z_l] = _values(model.z)
+    nJ = len(lay.weights)
+    if lay.formulation == "sparse":
+        X = np.zeros((nJ, L + 1))
+        X[lay.x_job, lay.x_l] = _values(model.X)
+        X[:, L] = 1.0
+        x = np.diff(np.c_[np.zeros(nJ), X], axis=1)
+    else:
+        x = np.zeros((nJ, L + 1))
+        x[lay.x_job, lay.x_l] = _values(model.x)
+    completion = x @ lay.grid.left
+    return IntervalLPSolution(lp=lay.lp, grid=lay.grid, pair_task=lay.pair_task, pair_machine=lay.pair_machine,
+                              pair_time=lay.pair_time, z=z, x=x, completion=completion,
+                              objective=float(lay.weights @ completion))
+
+
+def _values(var: pyo.Var) -> np.ndarray:
+    return np.fromiter((0.0 if v.value is None else v.value for v in var.values()), dtype=float, count=len(var))
+
+
+# --------------------------------------------------------------------------------------------
+# LP3
+# --------------------------------------------------------------------------------------------
+
+def dedicated_machine(instance: PackingInstance) -> np.ndarray | None:
+    """Each task's single usable machine (PDP of §5), or None if some task has several."""
+    pairs = usable_pairs(instance)
+    count = np.bincount(instance.place_task[pairs], minlength=instance.n_tasks)
+    if (count != 1).any():
+        return None
+    out = np.empty(instance.n_tasks, dtype=np.int64)
+    out[instance.place_task[pairs]] = instance.place_machine[pairs]
+    return out
+
+
+@dataclass(frozen=True)
+class LP3Layout:
+    """What :func:`lp3_solution` needs: the job pair of each δ variable, and the weights."""
+
+    pair_first: np.ndarray
+    pair_second: np.ndarray
+    weights: np.ndarray
+
+
+def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
+    """LP3 of paper 003 §5.1, eq. (20a)-(20e), for PDP|pmtn|Σ w_j C_j (each task on one machine),
+    with Remark 1's extension to several tasks of a job on one machine.
+
+    v_ij is the total volume of job j's tasks on machine i (Remark 1: by C_j all of them are done),
+    p_ij their longest processing time. (20b) m_i C_j >= v_ij + Σ_{j'≠j} v_ij' δ_j'j holds because
+    by C_j machine i has processed j's volume and that of every job completed before j; (20c)
+    C_j >= r_j + p_ij (the paper's p_ij, plus the release time, which is 0 offline). One variable
+    δ[e] per pair e = (j < j') of jobs sharing a machine, δ_jj' = δ[e] and δ_j'j = 1 - δ[e], is
+    (20d); pairs sharing no machine appear in no row and are left out. Raises ValueError if a task
+    has more than one usable machine.
+    """
+    machine = dedicated_machine(instance)
+    if machine is None:
+        raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
+                         "(single-machine placement, PDP)")
+    with without_gc():
+        return _build_lp3(instance, machine)
+
+
+def _build_lp3(instance: PackingInstance, machine: np.ndarray) -> pyo.ConcreteModel:
+    nJ = instance.n_jobs
+    M = instance.n_machines
+    caps = np.asarray(instance.capacities, dtype=float)
+    tj = instance.task_job
+    pt = np.empty(instance.n_tasks)
+    pairs = usable_pairs(instance)
+    pt[instance.place_task[pairs]] = instance.place_time[pairs]
+    key = tj * M + machine
+    uniq, inv = np.unique(key, return_inverse=True)
+    vol = np.bincount(inv, weights=instance.demand * pt)
+    longest = np.zeros(len(uniq))
+    np.maximum.at(longest, inv, pt)
+    row_job, row_mach = uniq // M, uniq % M
+    lower = np.asarray(instance.release, dtype=float).copy()
+    np.maximum.at(lower, row_job, instance.release[row_job] + longest)
+
+    # Ordered pairs (row of job j on machine i, other job j' on i): sort rows by machine.
+    order = np.lexsort((row_job, row_mach))
+    rj, ri, rv = row_job[order], row_mach[order], vol[order]
+    starts = np.searchsorted(ri, np.arange(M))
+    ends = np.searchsorted(ri, np.arange(M), side="right")
+    size = (ends - starts)[ri]
+    a = np.repeat(np.arange(len(rj)), size)
+    b = starts[ri][a] + (np.arange(len(a)) - np.repeat(np.cumsum(size) - size, size))
+    keep = a != b
+    a, b = a[keep], b[keep]
+    j, jo = rj[a], rj[b]
+    lo_j, hi_j = np.minimum(j, jo), np.maximum(j, jo)
+    pair_key, pair_id = np.unique(lo_j * nJ + hi_j, return_inverse=True)
+
+    m = pyo.ConcreteModel(name="SynchPack LP3")
+    m.C = pyo.Var(range(nJ))
+    for jj, lb in enumerate(lower.tolist()):
+        m.C[jj].setlb(lb)
+    m.delta = pyo.Var(range(len(pair_key)), bounds=(0, 1))
+    cols = [*m.C.values(), *m.delta.values()]
+    # m_i C_j - Σ_{j'<j} v_ij' δ[(j', j)] + Σ_{j'>j} v_ij' δ[(j, j')] >= v_ij + Σ_{j'>j} v_ij'
+    sign = np.where(jo < j, -1.0, 1.0)
+    A = sp.csr_array((np.r_[caps[ri], sign * rv[b]], (np.r_[np.arange(len(rj)), a], np.r_[rj, nJ + pair_id])),
+                     shape=(len(rj), len(cols)))
+    rhs = rv + np.bincount(a, weights=np.where(jo > j, rv[b], 0.0), minlength=len(rj))
+    add_linear_rows(m, "machine_volume", A, cols, rhs, np.full(len(rj), np.inf))
+    w = np.asarray(instance.weights, dtype=float)
+    m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
+    m.layout = LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w)
+    return m
+
+
+@dataclass(frozen=True)
+class LP3Solution:
+    """A solved LP3: completion times C_j, the objective, and δ[e] = δ_{first[e], second[e]}."""
+
+    completion: np.ndarray
+    objective: float
+    pair_first: np.ndarray
+    pair_second: np.ndarray
+    delta: np.ndarray
+
+
+def lp3_solution(model: pyo.ConcreteModel) -> LP3Solution:
+    """Read a solved :func:`build_lp3` model back into numpy arrays."""
+    lay: LP3Layout = model.layout
+    C = _values(model.C)
+    return LP3Solution(completion=C, objective=float(lay.weights @ C), pair_first=lay.pair_first,
+                       pair_second=lay.pair_second, delta=_values(model.delta))

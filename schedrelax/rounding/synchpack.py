@@ -1,0 +1,420 @@
+"""SynchPack-1, -2 and -3 (paper 003 §3.2, §4.2, §5.2): solve the relaxation, round, pack.
+
+* ``synchpack1`` — LP1, greedy list packing of task fractions by interval with the placement rule
+  and preemption (§3.2 Step 2), Slow-Motion (Step 3), optional shift-back. Preemptive, migrating.
+  Theorem 1: Σ w_j C_j <= 6(1+ε)·LP1 when λ is derandomised.
+* ``synchpack2`` — LP2, Slow-Motion by eq. (15), tasks matched to machine-interval copies
+  (substep 3.1, Lemma 6), greedy non-preemptive packing interval by interval (substep 3.2),
+  optional shift-back. Theorem 2: Σ w_j C_j <= 24·LP2 with the derandomised λ.
+* ``synchpack3`` — LP3, jobs ordered by their LP3 completion times, preemptive list scheduling on
+  each machine (§5.2). Theorem 3: Σ w_j C_j <= 4·LP3.
+* ``mip`` — the exact time-indexed MIPs of :mod:`schedrelax.models.packing_mip`, the optima the
+  others are compared with.
+
+The guarantees are the papers' for the offline problem (all releases 0) and an optimal LP; a
+``Result`` carries ``guarantee`` only then, and ``lower_bound`` only when the LP was solved to
+optimality (a time limit that stops the solver early gives a schedule but no bound). The
+intermediate objects each lemma speaks of (τ_l of Lemma 2, the mapped volumes of Lemma 7, the
+block completion times of Lemma 10) are returned by the ``*_round`` functions.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrelax.algorithms import Result, register
+from schedrelax.errors import NoOptimalSolutionError
+from schedrelax.instances import PackingInstance, PackingJob, PackingTask
+from schedrelax.models.packing_mip import build_nonpreemptive_mip, build_preemptive_mip, packing_mip_schedule
+from schedrelax.models.synchpack_lp import (
+    IntervalLPSolution,
+    LP3Solution,
+    build_lp1,
+    build_lp2,
+    build_lp3,
+    dedicated_machine,
+    interval_lp_solution,
+    lp3_solution,
+)
+from schedrelax.rounding.matching import CopyGraph, cover_matching, interval_copy_graph, matched_pair
+from schedrelax.rounding.slow_motion import (
+    Timeline,
+    best_stretch,
+    draw_stretch,
+    stretch_bound_candidates,
+    stretch_fractions,
+    stretch_pieces,
+)
+from schedrelax.schedulers.fifo import fifo_packing
+from schedrelax.schedulers.list_packing import (
+    Pieces,
+    fastest_machine,
+    interval_fraction_packing,
+    left_shift,
+    nonpreemptive_list_packing,
+    packing_schedule,
+    preemptive_list_packing,
+)
+from schedrelax.schedules import Schedule, evaluate
+from schedrelax.solvers import solve
+
+SLOW_MOTION_MODES = ("task", "machine")
+FRACTION_ZERO = 1e-9
+"""LP fractions below this are solver round-off; each task's fractions are rescaled to sum to 1."""
+
+
+def _solve(model, solver: str, time_limit: float | None):
+    res = solve(model, solver, time_limit=time_limit)
+    if not res.status.has_solution:
+        raise NoOptimalSolutionError(f"{model.name}: solver {res.solver!r} ended with status {res.status.value!r} "
+                                     f"and no solution ({res.message})")
+    return res
+
+
+def _clean_fractions(z: np.ndarray, pair_task: np.ndarray, n_tasks: int) -> np.ndarray:
+    z = np.where(z > FRACTION_ZERO, z, 0.0)
+    per_task = np.bincount(pair_task, weights=z.sum(axis=1), minlength=n_tasks)
+    return z / per_task[pair_task][:, None]
+
+
+def _check_mode(mode: str) -> None:
+    if mode not in SLOW_MOTION_MODES:
+        raise ValueError(f"slow_motion must be one of {', '.join(SLOW_MOTION_MODES)}; got {mode!r}")
+
+
+def _stretch_choice(lam, seed) -> float | None:
+    """None for the derandomised choice, else the λ to use ("random": drawn with density 2λ)."""
+    if lam is None:
+        return None
+    if lam == "random":
+        return draw_stretch(np.random.default_rng(seed))
+    lam = float(lam)
+    if not 0 < lam <= 1:
+        raise ValueError(f"lam must be in (0, 1], None (derandomised) or 'random'; got {lam!r}")
+    return lam
+
+
+def _offline(instance: PackingInstance) -> bool:
+    return not np.asarray(instance.release).any()
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-1
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SynchPack1Run:
+    """One rounding of LP1: the fraction list (items in list order), schedule S of Step 2, τ_l of
+    Lemma 2 (completion in S of every fraction of intervals <= l; NaN where none), λ, and the
+    final schedule (S̄, shifted back if asked)."""
+
+    item_pair: np.ndarray
+    item_interval: np.ndarray
+    packing: Pieces
+    tau: np.ndarray
+    lam: float
+    schedule: Schedule
+
+
+def synchpack1_round(instance: PackingInstance, sol: IntervalLPSolution, *, lam: float | None = None,
+                     mode: str = "task", shift_back: bool = True) -> SynchPack1Run:
+    """Steps 2 and 3 of SynchPack-1 (paper 003 §3.2) on an LP1 solution; ``lam=None`` picks the λ
+    minimising Σ w_j C̄_j over every breakpoint (:func:`~schedrelax.rounding.slow_motion.best_stretch`).
+
+    The fraction list is ordered by interval, then (our choice for "arbitrarily") by the job's LP
+    completion time, task and machine.
+    """
+    _check_mode(mode)
+    z = _clean_fractions(sol.z, sol.pair_task, instance.n_tasks)
+    q, l = np.nonzero(z)
+    task = sol.pair_task[q]
+    job = instance.task_job[task]
+    order = np.lexsort((sol.pair_machine[q], task, sol.completion[job], l))
+    q, l, task, job = q[order], l[order], task[order], job[order]
+    caps = np.asarray(instance.capacities, dtype=float)
+    S = interval_fraction_packing(sol.pair_machine[q], z[q, l] * sol.pair_time[q], instance.demand[task], task, l,
+                                  instance.release[job], caps)
+    tau = np.full(sol.grid.L + 1, np.nan)
+    np.fmax.at(tau, l, S.finish)
+    tau = np.fmax.accumulate(tau)
+
+    piece_pair = q[S.item]
+    amount = (S.end - S.start) / sol.pair_time[piece_pair]
+    if mode == "task":
+        unit, total = sol.pair_task[piece_pair], np.ones(instance.n_tasks)
+        unit_job = instance.task_job
+    else:
+        unit, total = piece_pair, z.sum(axis=1)
+        unit_job = instance.task_job[sol.pair_task]
+    tl = Timeline.build(unit, S.start, S.end, amount, total, unit_job)
+    if lam is None:
+        lam, _ = best_stretch(tl, instance.weights)
+    kept, start, end = stretch_pieces(tl, lam)
+    machine = S.machine[kept]
+    ptask = sol.pair_task[piece_pair[kept]]
+    if shift_back:
+        start, end = _shift(instance, machine, start, end, ptask)
+    schedule = packing_schedule(instance, ptask, machine, start, end, meta={"algorithm": "synchpack1"})
+    return SynchPack1Run(item_pair=q, item_interval=l, packing=S, tau=tau, lam=float(lam), schedule=schedule)
+
+
+def _shift(instance, machine, start, end, task):
+    new = left_shift(machine, start, end, task, instance.demand[task], instance.release[instance.task_job[task]],
+                     instance.capacities)
+    return new, new + (end - start)
+
+
+@register("synchpack1", "packing", "LP1 + greedy fraction packing + Slow-Motion (preemptive, migration; 6(1+ε))",
+          uses_solver=True, paper="003 §3")
+def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0, eps: float = 1.0,
+               lam: float | str | None = None, slow_motion: str = "task", shift_back: bool = True,
+               time_limit: float | None = None) -> Result:
+    """SynchPack-1 (paper 003 §3.2) for PRP|mgr|Σ w_j C_j: LP1 with geometric ratio 1+``eps``,
+    Steps 2-3 by :func:`synchpack1_round`. ``lam``: None (derandomised, Theorem 1's 6(1+ε) holds
+    deterministically), ``"random"`` (drawn from density 2λ with ``seed``; the bound then holds in
+    expectation only) or a number in (0, 1]."""
+    t0 = time.perf_counter()
+    model = build_lp1(instance, eps=eps)
+    t1 = time.perf_counter()
+    res = _solve(model, solver, time_limit)
+    sol = interval_lp_solution(model)
+    t2 = time.perf_counter()
+    choice = _stretch_choice(lam, seed)
+    run = synchpack1_round(instance, sol, lam=choice, mode=slow_motion, shift_back=shift_back)
+    t3 = time.perf_counter()
+    proven = res.is_optimal
+    guarantee = 6 * (1 + eps) if proven and lam is None and slow_motion == "task" and _offline(instance) else None
+    return Result(
+        algorithm="synchpack1", schedule=run.schedule, lower_bound=sol.objective if proven else None,
+        guarantee=guarantee,
+        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
+        params={"eps": eps, "lam": lam, "slow_motion": slow_motion, "shift_back": shift_back, "time_limit": time_limit},
+        info={"lp_status": res.status.value, "lp_objective": sol.objective, "lambda": run.lam,
+              "intervals": sol.grid.L + 1, "fractions": len(run.item_pair), "pieces_in_S": len(run.packing.item)})
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-2
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class SynchPack2Run:
+    """One rounding of LP2 at stretch λ: the stretched fractions z̄ (eq. 15), graph G and the
+    matching (substep 3.1), each task's machine and interval, the volume mapped to each
+    machine-interval with Lemma 7's bound d̄_l m_i + Σ v z̄, the completion times of the packing of
+    substep 3.2 before any shift-back (Lemma 10: <= 6 d̄_l), the final schedule and its objective."""
+
+    lam: float
+    zbar: np.ndarray
+    graph: CopyGraph
+    task_machine: np.ndarray
+    task_interval: np.ndarray
+    mapped_volume: np.ndarray
+    volume_bound: np.ndarray
+    packed_completion: np.ndarray
+    schedule: Schedule
+    objective: float
+
+
+def synchpack2_round(instance: PackingInstance, sol: IntervalLPSolution, lam: float, *, mode: str = "task",
+                     shift_back: bool = True) -> SynchPack2Run:
+    """Steps 2 and 3 of SynchPack-2 (paper 003 §4.2) on an LP2 solution for one λ.
+
+    Within a machine-interval the "arbitrary ordered list" of substep 3.2 is ours: jobs by LP
+    completion time, then task index. Interval l of machine i starts when its interval l-1 has
+    completed (the machine is empty), as the analysis of Lemma 10 adds the intervals' lengths.
+    """
+    _check_mode(mode)
+    nT = instance.n_tasks
+    z = _clean_fractions(sol.z, sol.pair_task, nT)
+    unit = sol.pair_task if mode == "task" else np.arange(len(sol.pair_task))
+    zbar = _clean_fractions(stretch_fractions(z, lam, unit), sol.pair_task, nT)
+    volume = instance.demand[sol.pair_task] * sol.pair_time
+    graph = interval_copy_graph(zbar, sol.pair_task, sol.pair_machine, volume, nT)
+    match = cover_matching(graph)
+    pair = matched_pair(graph, match)
+    interval = graph.copy_interval[match]
+    machine = sol.pair_machine[pair]
+    ptime = sol.pair_time[pair]
+    M, L1 = instance.n_machines, sol.grid.L + 1
+    caps = np.asarray(instance.capacities, dtype=float)
+    mapped = np.zeros((M, L1))
+    np.add.at(mapped, (machine, interval), instance.demand * ptime)
+    frac_volume = np.zeros((M, L1))
+    np.add.at(frac_volume, sol.pair_machine, volume[:, None] * zbar)
+    dbar = sol.grid.d / lam
+    bound = dbar[None, :] * caps[:, None] + frac_volume
+
+    job = instance.task_job
+    rank = np.lexsort((np.arange(nT), sol.completion[job]))
+    position = np.empty(nT, dtype=np.int64)
+    position[rank] = np.arange(nT)
+    start = np.zeros(nT)
+    block_start = np.zeros(M)
+    for lv in range(L1):
+        items = np.flatnonzero(interval == lv)
+        if not len(items):
+            continue
+        rel = np.maximum(instance.release[job[items]], block_start[machine[items]])
+        packed = nonpreemptive_list_packing(machine[items], ptime[items], instance.demand[items], position[items], rel,
+                                            caps)
+        start[items[packed.item]] = packed.start
+        np.maximum.at(block_start, machine[items], packed.finish)
+    end = start + ptime
+    packed_completion = end.copy()
+    if shift_back:
+        start, end = _shift(instance, machine, start, end, np.arange(nT))
+    schedule = packing_schedule(instance, np.arange(nT), machine, start, end,
+                                promises={"non_preemptive", "no_migration"}, meta={"algorithm": "synchpack2"})
+    objective = float(evaluate(instance, schedule).objective)
+    return SynchPack2Run(lam=float(lam), zbar=zbar, graph=graph, task_machine=machine, task_interval=interval,
+                         mapped_volume=mapped, volume_bound=bound, packed_completion=packed_completion,
+                         schedule=schedule, objective=objective)
+
+
+@register("synchpack2", "packing", "LP2 + Slow-Motion + bipartite matching + greedy interval packing "
+          "(non-preemptive; 24)", uses_solver=True, paper="003 §4")
+def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
+               lam: float | str | None = None, tries: int = 4, slow_motion: str = "task", shift_back: bool = True,
+               time_limit: float | None = None) -> Result:
+    """SynchPack-2 (paper 003 §4.2) for PRP||Σ w_j C_j (and PRP|pmtn|Σ w_j C_j, Corollary 1).
+
+    ``lam=None`` derandomises: the λ are ranked by the bound Σ_j w_j·6·d_{l_j(λ)}/λ that Lemma 10
+    and eq. (18) give (:func:`~schedrelax.rounding.slow_motion.stretch_bound_candidates`), whose
+    minimum is at most its expectation, 24·LP2; the ``tries`` best are rounded and the best
+    schedule is kept, so Theorem 2's 24·LP2 holds deterministically. ``"random"`` draws one λ with
+    density 2λ from ``seed``; a number uses that λ.
+    """
+    t0 = time.perf_counter()
+    model = build_lp2(instance)
+    t1 = time.perf_counter()
+    res = _solve(model, solver, time_limit)
+    sol = interval_lp_solution(model)
+    t2 = time.perf_counter()
+    _check_mode(slow_motion)
+    choice = _stretch_choice(lam, seed)
+    bound = None
+    if choice is None:
+        z = _clean_fractions(sol.z, sol.pair_task, instance.n_tasks)
+        unit = sol.pair_task if slow_motion == "task" else np.arange(len(sol.pair_task))
+        unit_job = instance.task_job[sol.pair_task if slow_motion == "machine" else np.arange(instance.n_tasks)]
+        ranked = stretch_bound_candidates(z, unit, unit_job, instance.weights, sol.grid.d)
+        lams = ranked.lam[:max(1, int(tries))].tolist()
+        bound = float(ranked.bound[0])
+    else:
+        lams = [choice]
+    runs = [synchpack2_round(instance, sol, lv, mode=slow_motion, shift_back=shift_back) for lv in lams]
+    best = min(runs, key=lambda r: r.objective)
+    t3 = time.perf_counter()
+    proven = res.is_optimal
+    guarantee = 24.0 if proven and lam is None and slow_motion == "task" and _offline(instance) else None
+    return Result(
+        algorithm="synchpack2", schedule=best.schedule, lower_bound=sol.objective if proven else None,
+        guarantee=guarantee,
+        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
+        params={"lam": lam, "tries": tries, "slow_motion": slow_motion, "shift_back": shift_back,
+                "time_limit": time_limit},
+        info={"lp_status": res.status.value, "lp_objective": sol.objective, "lambda": best.lam,
+              "lambdas_tried": [r.lam for r in runs], "objectives_tried": [r.objective for r in runs],
+              "lemma10_bound": bound, "intervals": sol.grid.L + 1, "copies": best.graph.n_copies})
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-3
+# --------------------------------------------------------------------------------------------
+
+def dedicated_instance(instance: PackingInstance) -> tuple[PackingInstance, bool]:
+    """The instance itself if every task has one usable machine (PDP), else a copy in which each
+    task keeps only its fastest usable machine; the flag says whether it was already dedicated."""
+    if dedicated_machine(instance) is not None:
+        return instance, True
+    machine, ptime = fastest_machine(instance)
+    jobs = tuple(PackingJob(tasks=tuple(PackingTask(demand=float(instance.demand[t]), placement=[int(machine[t])],
+                                                    processing_time=float(ptime[t]))
+                                        for t in range(instance.job_offset[j], instance.job_offset[j + 1])),
+                            weight=float(instance.weights[j]), release=float(instance.release[j]))
+                 for j in range(instance.n_jobs))
+    return PackingInstance(capacities=instance.capacities, jobs=jobs, name=f"{instance.name} (fastest machines)"), False
+
+
+def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
+    """Step 2 of SynchPack-3 (paper 003 §5.2): jobs in non-decreasing LP3 completion time (ties by
+    index, eq. 21); on each machine its tasks in that order (a job's tasks by index), packed by
+    preemptive list scheduling. *instance* must be dedicated."""
+    machine = dedicated_machine(instance)
+    pairs_time = np.empty(instance.n_tasks)
+    usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
+    pairs_time[instance.place_task[usable]] = instance.place_time[usable]
+    job_rank = np.empty(instance.n_jobs, dtype=np.int64)
+    job_rank[np.lexsort((np.arange(instance.n_jobs), sol.completion))] = np.arange(instance.n_jobs)
+    rank = job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
+    packed = preemptive_list_packing(machine, pairs_time, instance.demand, rank, instance.release[instance.task_job],
+                                     instance.capacities)
+    return packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
+                            promises={"no_migration"}, meta={"algorithm": "synchpack3"})
+
+
+@register("synchpack3", "packing", "LP3 job order + preemptive list scheduling per machine (dedicated machines; 4)",
+          uses_solver=True, paper="003 §5")
+def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
+               time_limit: float | None = None) -> Result:
+    """SynchPack-3 (paper 003 §5.2) for PDP|pmtn|Σ w_j C_j. On an instance whose tasks may use
+    several machines, each task is first fixed to its fastest usable machine (our extension); LP3
+    then bounds only that restricted problem, so no lower bound or guarantee is reported."""
+    dedicated, was = dedicated_instance(instance)
+    t0 = time.perf_counter()
+    model = build_lp3(dedicated)
+    t1 = time.perf_counter()
+    res = _solve(model, solver, time_limit)
+    sol = lp3_solution(model)
+    t2 = time.perf_counter()
+    schedule = synchpack3_round(dedicated, sol)
+    t3 = time.perf_counter()
+    proven = res.is_optimal and was
+    return Result(
+        algorithm="synchpack3", schedule=schedule, lower_bound=sol.objective if proven else None,
+        guarantee=4.0 if proven and _offline(instance) else None,
+        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
+        params={"time_limit": time_limit},
+        info={"lp_status": res.status.value, "lp_objective": sol.objective, "dedicated": was})
+
+
+# --------------------------------------------------------------------------------------------
+# exact MIP
+# --------------------------------------------------------------------------------------------
+
+@register("mip", "packing", "exact time-indexed MIP: non-preemptive PRP||ΣwC, or preemptive without migration "
+          "in slotted time (tiny instances only)", uses_solver=True, paper="003 §2, §4, §5")
+def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = None, preemptive: bool = False,
+        time_limit: float = 60.0) -> Result:
+    """The optimum of :func:`~schedrelax.models.packing_mip.build_nonpreemptive_mip` or, with
+    ``preemptive=True``, :func:`~schedrelax.models.packing_mip.build_preemptive_mip`.
+
+    The FIFO schedule's cost caps every job's slots. Non-preemptive: the MIP is exact, so its
+    proven bound is the lower bound and the guarantee is 1 when solved to optimality. Preemptive:
+    exact for the slotted model only (continuous-time preemption may beat it), so no lower bound
+    or guarantee is claimed; ``info["slotted_optimum"]`` says whether the slotted optimum was
+    proven. A time limit with an incumbent returns it (``info["optimal"]`` False); no incumbent
+    raises NoOptimalSolutionError.
+    """
+    incumbent = evaluate(instance, fifo_packing(instance).schedule).objective
+    t0 = time.perf_counter()
+    build = build_preemptive_mip if preemptive else build_nonpreemptive_mip
+    model = build(instance, upper_bound=incumbent)
+    t1 = time.perf_counter()
+    res = solve(model, solver, time_limit=time_limit)
+    if not res.status.has_solution:
+        raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
+                                     f"and no solution ({res.message})")
+    exact = res.is_optimal and not preemptive
+    return Result(
+        algorithm="mip", schedule=packing_mip_schedule(model),
+        lower_bound=res.best_bound if not preemptive and res.best_bound is not None else None,
+        guarantee=1.0 if exact else None,
+        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds},
+        params={"preemptive": preemptive, "time_limit": time_limit},
+        info={"status": res.status.value, "optimal": res.is_optimal, "slotted_optimum": preemptive and res.is_optimal,
+              "incumbent": incumbent, "unit": model.layout.unit, "variables": model.nvariables()})

@@ -1,0 +1,354 @@
+"""Greedy list packing on capacitated machines (paper 003): the schedulers behind SynchPack-1/2/3.
+
+A list is a sequence of *items*: each is a task, or a fraction of one, assigned to a machine, with a
+duration, a demand (resource while it runs) and a release time; items of one task never run at the
+same time. Three list schedulers, each event-driven (decisions at time 0, completions, releases):
+
+* :func:`interval_fraction_packing` — §3.2 Step 2 (SynchPack-1): task fractions in interval order,
+  the placement rule (one fraction of a task at a time), and preemption of higher-interval fractions
+  when a lower-interval one waits.
+* :func:`preemptive_list_packing` — §5.2 Step 2 (SynchPack-3): per machine, at every event the
+  machine is refilled from the top of its list (preempting what no longer makes the cut).
+* :func:`nonpreemptive_list_packing` — §4.2 substep 3.2 (SynchPack-2) and Garey-Graham: per machine,
+  at every event the waiting items that fit are started in list order, never interrupted.
+
+:func:`left_shift` is the optional "shift back" of §3.2 Step 3 and §4.2: pieces move earlier as far
+as capacity, the one-machine-at-a-time rule and releases allow, never later. No Pyomo here.
+"""
+
+from __future__ import annotations
+
+import heapq
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrelax.instances import PackingInstance
+from schedrelax.schedules import Schedule
+
+FIT_TOL = 1e-9
+"""Relative slack when testing whether a demand fits the free capacity (float sums of demands)."""
+
+
+@dataclass(frozen=True)
+class Pieces:
+    """Runs of list items: item ``item[k]`` runs on ``machine[k]`` over [start[k], end[k]).
+    ``finish[i]`` is item i's completion time."""
+
+    item: np.ndarray
+    machine: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    finish: np.ndarray
+
+
+def _pieces(rows: list[tuple[int, int, float, float]], n_items: int) -> Pieces:
+    arr = np.array(rows, dtype=float).reshape(-1, 4)
+    item = arr[:, 0].astype(np.int64)
+    finish = np.full(n_items, np.nan)
+    np.fmax.at(finish, item, arr[:, 3])
+    return Pieces(item, arr[:, 1].astype(np.int64), arr[:, 2], arr[:, 3], finish)
+
+
+def _fits(demand: float, free: float, capacity: float) -> bool:
+    return demand <= free + FIT_TOL * max(1.0, capacity)
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-1, Step 2
+# --------------------------------------------------------------------------------------------
+
+def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, task: np.ndarray,
+                              interval: np.ndarray, release: np.ndarray, capacities: np.ndarray) -> Pieces:
+    """Greedy list scheduling of task fractions, paper 003 §3.2 Step 2 (SynchPack-1).
+
+    Items are fractions (k, j, i, l) in list order (the caller sorts them by interval l first).
+    At each decision time (the first release, every release and every fraction completion): if a
+    released, unscheduled fraction of interval l_min waits anywhere, the running fractions of
+    intervals > l_min are preempted on all machines (the paper's rule on completions; we apply it
+    at releases too); then the list is scanned from the top and fraction (k, j, i, l) starts on
+    machine i if no fraction of task (k, j) is running (placement rule ii) and
+    h_i(t) + a_kj <= m_i. A preempted fraction keeps its remaining duration and its place.
+    """
+    n = len(machine)
+    caps = np.asarray(capacities, dtype=float)
+    rem = np.asarray(duration, dtype=float).copy()
+    demand = np.asarray(demand, dtype=float)
+    machine = np.asarray(machine, dtype=np.int64)
+    task = np.asarray(task, dtype=np.int64)
+    interval = np.asarray(interval)
+    release = np.asarray(release, dtype=float)
+    free = caps.copy()
+    busy = np.zeros(int(task.max()) + 1 if n else 0, dtype=bool)
+    running = np.zeros(n, dtype=bool)
+    done = np.zeros(n, dtype=bool)
+    began = np.zeros(n)
+    releases = np.unique(release)
+    rows: list[tuple[int, int, float, float]] = []
+    now = float(releases[0]) if n else 0.0
+
+    slack = FIT_TOL * np.maximum(1.0, caps)
+    was_held = np.zeros(n, dtype=bool)
+
+    def release_room(k: int) -> None:
+        running[k] = False
+        busy[task[k]] = False
+        free[machine[k]] += demand[k]
+
+    def close(k: int, at: float) -> None:
+        rows.append((k, int(machine[k]), float(began[k]), at))
+        rem[k] -= at - began[k]
+
+    while n and not done.all():
+        run = np.flatnonzero(running)
+        for k in run[began[run] + rem[run] <= now + FIT_TOL * max(1.0, now)].tolist():
+            close(k, now)
+            release_room(k)
+            done[k] = True
+        idle = np.bincount(machine[running], minlength=len(caps)) == 0
+        free[idle] = caps[idle]  # an empty machine sheds accumulated rounding
+        waiting = (release <= now) & ~running & ~done
+        if waiting.any():
+            # Preempted fractions give their room back but keep running without a break if the
+            # scan (in list order) picks them again at once; only the others are cut here.
+            held = np.flatnonzero(running & (interval > interval[waiting].min()))
+            running[held] = False
+            busy[task[held]] = False
+            np.add.at(free, machine[held], demand[held])
+            was_held[held] = True
+            fits = demand <= free[machine] + slack[machine]
+            candidates = np.flatnonzero((waiting | was_held) & fits & ~busy[task])
+            for k in candidates.tolist():
+                i = machine[k]
+                if not busy[task[k]] and demand[k] <= free[i] + slack[i]:
+                    if not was_held[k]:
+                        began[k] = now
+                    running[k] = True
+                    busy[task[k]] = True
+                    free[i] -= demand[k]
+            for k in held[~running[held]].tolist():
+                close(k, now)
+            was_held[held] = False
+        if done.all():
+            break
+        run = np.flatnonzero(running)
+        upcoming = releases[releases > now]
+        nxt = float((began[run] + rem[run]).min()) if len(run) else np.inf
+        if len(upcoming):
+            nxt = min(nxt, float(upcoming[0]))
+        if not np.isfinite(nxt):
+            raise RuntimeError("interval_fraction_packing: fractions wait on idle machines (a fraction larger "
+                               "than its machine?)")
+        now = nxt
+    return _pieces(_merge_runs(rows), n)
+
+
+def _merge_runs(rows: list[tuple[int, int, float, float]]) -> list[tuple[int, int, float, float]]:
+    """Join runs of one item that touch (a preemption immediately followed by a restart)."""
+    rows.sort(key=lambda r: (r[0], r[2]))
+    out: list[tuple[int, int, float, float]] = []
+    for r in rows:
+        if r[3] <= r[2]:
+            continue
+        if out and out[-1][0] == r[0] and out[-1][1] == r[1] and out[-1][3] == r[2]:
+            out[-1] = (r[0], r[1], out[-1][2], r[3])
+        else:
+            out.append(r)
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-3, Step 2 (and PSRS)
+# --------------------------------------------------------------------------------------------
+
+def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, rank: np.ndarray,
+                            release: np.ndarray, capacities: np.ndarray) -> Pieces:
+    """Preemptive list scheduling on each machine, paper 003 §5.2 Step 2 (SynchPack-3).
+
+    Each machine keeps its items in the order of ``rank`` (ties by item index). At each decision
+    time of the machine (a release of one of its items, a completion on it) the machine is emptied
+    and refilled: the list is scanned from the top and every released, unfinished item that fits
+    the remaining capacity runs ("upon completion of a task, the algorithm preempts the schedule
+    ... and starts scheduling the tasks in the updated list"). An item that keeps its place runs
+    on without a break; an item is whole task, so one machine per task holds trivially.
+    """
+    machine = np.asarray(machine, dtype=np.int64)
+    caps = np.asarray(capacities, dtype=float)
+    order = np.lexsort((np.arange(len(machine)), np.asarray(rank), machine))
+    rows: list[tuple[int, int, float, float]] = []
+    bounds = np.searchsorted(machine[order], np.arange(len(caps) + 1))
+    for i in range(len(caps)):
+        items = order[bounds[i]:bounds[i + 1]]
+        if len(items):
+            rows.extend(_preemptive_machine(i, items, np.asarray(duration, dtype=float)[items],
+                                            np.asarray(demand, dtype=float)[items],
+                                            np.asarray(release, dtype=float)[items], float(caps[i])))
+    return _pieces(rows, len(machine))
+
+
+def _preemptive_machine(i: int, items: np.ndarray, duration: np.ndarray, demand: np.ndarray, release: np.ndarray,
+                        cap: float) -> list[tuple[int, int, float, float]]:
+    rem = duration.copy()
+    done = np.zeros(len(items), dtype=bool)
+    began: dict[int, float] = {}
+    rows: list[tuple[int, int, float, float]] = []
+    now = float(release.min())
+    while not done.all():
+        chosen: list[int] = []
+        free = cap
+        for k in np.flatnonzero(~done & (release <= now)).tolist():
+            if _fits(demand[k], free, cap):
+                chosen.append(k)
+                free -= demand[k]
+        for k in [k for k in began if k not in chosen]:
+            rows.append((int(items[k]), i, began.pop(k), now))
+        for k in chosen:
+            began.setdefault(k, now)
+        later = release[release > now]
+        step = min([rem[k] for k in chosen], default=np.inf)
+        nxt = min(now + step, float(later.min()) if len(later) else np.inf)
+        if not np.isfinite(nxt):
+            raise RuntimeError(f"preemptive_list_packing: an item larger than machine {i}")
+        for k in chosen:
+            rem[k] -= nxt - now
+            if rem[k] <= FIT_TOL * max(1.0, duration[k]):
+                done[k] = True
+                rows.append((int(items[k]), i, began.pop(k), nxt))
+        now = nxt
+    return rows
+
+
+# --------------------------------------------------------------------------------------------
+# SynchPack-2, substep 3.2
+# --------------------------------------------------------------------------------------------
+
+def nonpreemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, rank: np.ndarray,
+                               release: np.ndarray, capacities: np.ndarray) -> Pieces:
+    """Non-preemptive greedy packing on each machine, paper 003 §4.2 substep 3.2 (Garey-Graham).
+
+    Each machine's items are listed by ``rank`` (ties by index). At time min(release) and at each
+    completion or release on the machine, the list is scanned from the top and every released
+    waiting item that fits the free capacity starts; items run to completion.
+    """
+    machine = np.asarray(machine, dtype=np.int64)
+    caps = np.asarray(capacities, dtype=float)
+    duration = np.asarray(duration, dtype=float)
+    demand = np.asarray(demand, dtype=float)
+    release = np.asarray(release, dtype=float)
+    order = np.lexsort((np.arange(len(machine)), np.asarray(rank), machine))
+    bounds = np.searchsorted(machine[order], np.arange(len(caps) + 1))
+    rows: list[tuple[int, int, float, float]] = []
+    for i in range(len(caps)):
+        items = order[bounds[i]:bounds[i + 1]].tolist()
+        cap = float(caps[i])
+        free = cap
+        running: list[tuple[float, int]] = []
+        waiting = items
+        now = float(release[items].min()) if items else 0.0
+        while waiting:
+            while running and running[0][0] <= now:
+                _, k = heapq.heappop(running)
+                free = cap if not running else free + demand[k]
+            still = []
+            for k in waiting:
+                if release[k] <= now and _fits(demand[k], free, cap):
+                    rows.append((k, i, now, now + duration[k]))
+                    heapq.heappush(running, (now + duration[k], k))
+                    free -= demand[k]
+                else:
+                    still.append(k)
+            waiting = still
+            if waiting:
+                later = [release[k] for k in waiting if release[k] > now]
+                now = min(running[0][0] if running else np.inf, min(later, default=np.inf))
+                if not np.isfinite(now):
+                    raise RuntimeError(f"nonpreemptive_list_packing: an item larger than machine {i}")
+    return _pieces(rows, len(machine))
+
+
+# --------------------------------------------------------------------------------------------
+# shift back
+# --------------------------------------------------------------------------------------------
+
+class _Profile:
+    """Resource use of one machine over time: ``level[k]`` on [times[k], times[k+1])."""
+
+    def __init__(self) -> None:
+        self.times = np.array([0.0, np.inf])
+        self.level = np.array([0.0])
+
+    def peak(self, a: float, b: float) -> float:
+        lo = np.searchsorted(self.times, a, side="right") - 1
+        hi = np.searchsorted(self.times, b, side="left")
+        return float(self.level[lo:hi].max())
+
+    def add(self, a: float, b: float, d: float) -> None:
+        for t in (a, b):
+            k = np.searchsorted(self.times, t)
+            if self.times[k] != t:
+                self.times = np.insert(self.times, k, t)
+                self.level = np.insert(self.level, k, self.level[k - 1])
+        lo, hi = np.searchsorted(self.times, a), np.searchsorted(self.times, b)
+        self.level[lo:hi] += d
+
+
+def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np.ndarray, demand: np.ndarray,
+               release: np.ndarray, capacities: np.ndarray) -> np.ndarray:
+    """Shift pieces earlier ("shift back future tasks' schedules as far as the machine capacity
+    allows and placement constraint is respected", paper 003 §3.2 Step 3 and §4.2 substep 3.2).
+
+    Pieces are taken in order of start time; each moves to the earliest time >= its release, and
+    not after its own start, at which its machine has room for it throughout and no other piece
+    of its task runs. Returns the new start times (durations are kept). No piece ends later than
+    before: the pieces already placed use, at any time in a piece's old slot, a subset of what
+    they used there before, so the old slot always remains feasible.
+    """
+    caps = np.asarray(capacities, dtype=float)
+    dur = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
+    new = np.asarray(start, dtype=float).copy()
+    profiles = [_Profile() for _ in range(len(caps))]
+    task_runs: dict[int, list[tuple[float, float]]] = {}
+    for p in np.lexsort((end, start)).tolist():
+        i, t, d, s0 = int(machine[p]), int(task[p]), float(dur[p]), float(start[p])
+        prof, runs = profiles[i], task_runs.setdefault(t, [])
+        r = float(release[p])
+        cands = np.unique(np.concatenate(([r], prof.times[(prof.times > r) & (prof.times < s0)],
+                                          [e for _, e in runs if r < e < s0])))
+        room = caps[i] - float(demand[p]) + FIT_TOL * max(1.0, caps[i])
+        # Cheap necessary conditions first, for all candidates at once: room at the start itself,
+        # and no run of the task overlapping the window.
+        ok = prof.level[np.searchsorted(prof.times, cands, side="right") - 1] <= room
+        for b, e in runs:
+            ok &= (e <= cands) | (b >= cands + d)
+        c = next((c for c in cands[ok].tolist() if prof.peak(c, c + d) <= room), s0)
+        new[p] = c
+        prof.add(c, c + d, float(demand[p]))
+        runs.append((c, c + d))
+    return new
+
+
+# --------------------------------------------------------------------------------------------
+# from items to schedules
+# --------------------------------------------------------------------------------------------
+
+def fastest_machine(instance: PackingInstance) -> tuple[np.ndarray, np.ndarray]:
+    """Each task's usable machine with the shortest processing time (ties to the lowest index) and
+    that time: the machine a per-machine algorithm uses when a task may run on several."""
+    usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
+    q = np.flatnonzero(usable)
+    order = q[np.lexsort((instance.place_machine[q], instance.place_time[q], instance.place_task[q]))]
+    tasks = instance.place_task[order]
+    first = order[np.r_[True, tasks[1:] != tasks[:-1]]]
+    return instance.place_machine[first].copy(), instance.place_time[first].copy()
+
+
+def packing_schedule(instance: PackingInstance, task: np.ndarray, machine: np.ndarray, start: np.ndarray,
+                     end: np.ndarray, promises=(), meta=None) -> Schedule:
+    """A packing Schedule from runs of global tasks: (job, task index in job, machine, start, end,
+    demand). Runs of one task on one machine that touch are joined."""
+    rows = _merge_runs([(int(t), int(i), float(s), float(e)) for t, i, s, e in zip(task, machine, start, end)])
+    arr = np.array(rows, dtype=float).reshape(-1, 4)
+    g = arr[:, 0].astype(np.int64)
+    job = instance.task_job[g]
+    return Schedule(job, g - instance.job_offset[job], arr[:, 1].astype(np.int64), arr[:, 2], arr[:, 3],
+                    instance.demand[g], promises=frozenset(promises), meta=dict(meta or {}))

@@ -1,0 +1,137 @@
+"""Tests of schedrelax.models.packing_mip and the registered ``mip``: optima derived by hand, the
+time unit, what each MIP is exact for, verified schedules, and MIP <= every algorithm of its class
+on random tiny instances."""
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+
+from schedrelax.algorithms import run
+from schedrelax.errors import InfeasibleScheduleError
+from schedrelax.instances import PackingInstance, PackingJob, PackingTask
+from schedrelax.models.packing_mip import (
+    build_nonpreemptive_mip,
+    build_preemptive_mip,
+    packing_mip_schedule,
+    time_unit,
+)
+from schedrelax.schedules import Schedule, evaluate, verify
+from schedrelax.solvers import solve
+from tests.strategies import packing_instances
+
+REL = 1e-6
+
+
+def job(*tasks, weight=1.0, release=0.0):
+    return PackingJob(tasks=tuple(PackingTask(a, place, p) for a, place, p in tasks), weight=weight, release=release)
+
+
+def optimum(build, inst, **kw):
+    model = build(inst, **kw)
+    res = solve(model)
+    assert res.is_optimal
+    schedule = packing_mip_schedule(model)
+    verify(inst, schedule)
+    assert evaluate(inst, schedule).objective == pytest.approx(res.objective, rel=REL)
+    return res.objective, schedule
+
+
+def test_time_unit():
+    halves = PackingInstance([1.0], (job((1.0, [0], 1.5)), job((1.0, [0], 2.0), release=1.0)))
+    assert time_unit(halves) == 0.5
+    thirds = PackingInstance([1.0], (job((1.0, [0], 2 / 3)), job((1.0, [0], 1.0))))
+    assert time_unit(thirds) == pytest.approx(1 / 3)
+    whole = PackingInstance([1.0], (job((1.0, [0], 4.0)), job((1.0, [0], 6.0))))
+    assert time_unit(whole) == 2.0
+    odd = PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))
+    with pytest.raises(ValueError, match="common grid"):
+        time_unit(odd)
+
+
+def test_three_unit_tasks_on_a_double_machine():
+    # Capacity 2, three jobs of one task (a = 1, p = 1): two run in [0, 1), the third in [1, 2).
+    # Σ C = 1 + 1 + 2 = 4 whether or not preemption is allowed.
+    inst = PackingInstance([2.0], tuple(job((1.0, [0], 1.0)) for _ in range(3)))
+    assert optimum(build_nonpreemptive_mip, inst)[0] == pytest.approx(4.0)
+    assert optimum(build_preemptive_mip, inst)[0] == pytest.approx(4.0)
+
+
+def test_preemption_helps_a_heavy_late_job():
+    # Capacity 1. A: a = 1, p = 3, w = 1, released at 0. B: a = 1, p = 1, w = 10, released at 1.
+    # Non-preemptive: A first gives 3 + 10·4 = 43, waiting for B gives B [1, 2), A [2, 5): 5 + 20 = 25.
+    # Preemptive: A [0, 1), B [1, 2), A [2, 4): 4 + 20 = 24.
+    inst = PackingInstance([1.0], (job((1.0, [0], 3.0)), job((1.0, [0], 1.0), weight=10.0, release=1.0)))
+    value, schedule = optimum(build_nonpreemptive_mip, inst)
+    assert value == pytest.approx(25.0)
+    assert len(schedule) == 2
+    value, schedule = optimum(build_preemptive_mip, inst)
+    assert value == pytest.approx(24.0)
+    assert len(schedule) == 3  # A is split around B
+
+
+def test_placement_picks_the_better_machine():
+    # One task may run on machine 0 (time 4) or machine 1 (time 1, but capacity 0.5 < demand 1:
+    # unusable) or machine 2 (time 2): the MIPs use machine 2 and C = 2.
+    inst = PackingInstance([1.0, 0.5, 1.0], (job((1.0, [0, 1, 2], [4.0, 1.0, 2.0])),))
+    for build in (build_nonpreemptive_mip, build_preemptive_mip):
+        value, schedule = optimum(build, inst)
+        assert value == pytest.approx(2.0)
+        assert schedule.machine.tolist() == [2]
+
+
+def test_synchronisation_is_the_last_task():
+    # One job with tasks of lengths 1 and 3 on two machines: C = 3; a second job (p = 1, w = 1)
+    # on machine 0 with the first task: capacity 1 each, a = 1. Best: job 1's task at [0, 1), job
+    # 0's short task at [1, 2) (it does not delay job 0, done at 3 anyway): Σ C = 3 + 1 = 4.
+    inst = PackingInstance([1.0, 1.0], (job((1.0, [0], 1.0), (1.0, [1], 3.0)), job((1.0, [0], 1.0))))
+    for build in (build_nonpreemptive_mip, build_preemptive_mip):
+        assert optimum(build, inst)[0] == pytest.approx(4.0)
+
+
+def test_slotted_preemption_is_not_continuous_preemption():
+    # Three tasks of one job, a = 1/2, p = 1, on capacity 1. With preemption at any time each task
+    # can run in two halves so that two run at once throughout [0, 1.5): C = 1.5. Slotted (whole
+    # units) two run in [0, 1) and the third in [1, 2): C = 2 — the preemptive MIP's optimum is the
+    # slotted one, and the registered mip claims no lower bound for it.
+    inst = PackingInstance([1.0], (job(*[(0.5, [0], 1.0)] * 3),))
+    assert optimum(build_preemptive_mip, inst)[0] == pytest.approx(2.0)
+    continuous = Schedule.from_pieces([(0, 0, 0, 0.0, 1.0, 0.5), (0, 1, 0, 0.0, 0.5, 0.5), (0, 1, 0, 1.0, 1.5, 0.5),
+                                       (0, 2, 0, 0.5, 1.5, 0.5)])
+    verify(inst, continuous)
+    assert evaluate(inst, continuous).objective == pytest.approx(1.5)
+    res = run("mip", inst, params={"preemptive": True})
+    assert res.objective == pytest.approx(2.0)
+    assert res.lower_bound is None and res.guarantee is None and res.info["slotted_optimum"]
+
+
+def test_registered_mip_reports_its_bound():
+    inst = PackingInstance([1.0], (job((1.0, [0], 3.0)), job((1.0, [0], 1.0), weight=10.0, release=1.0)))
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(25.0)
+    assert res.lower_bound == pytest.approx(25.0, rel=REL)
+    assert res.guarantee == 1.0 and res.info["optimal"]
+    assert "non_preemptive" in res.schedule.promises
+
+
+def test_non_preemptive_mip_schedule_keeps_its_promise():
+    inst = PackingInstance([1.0], (job((1.0, [0], 3.0)), job((1.0, [0], 1.0), weight=10.0, release=1.0)))
+    model = build_preemptive_mip(inst)
+    solve(model)
+    split = packing_mip_schedule(model)
+    with pytest.raises(InfeasibleScheduleError, match="no preemption"):
+        verify(inst, Schedule(split.job, split.task, split.machine, split.start, split.end, split.rate,
+                              promises={"non_preemptive"}))
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(packing_instances(max_machines=2, max_jobs=3, max_tasks=2, releases=True))
+def test_optima_below_the_algorithms_of_their_class(inst):
+    # Non-preemptive algorithms are feasible for PRP||ΣwC; the preemptive list schedules preempt
+    # only at completions and releases, which lie on the MIP's unit grid, so they are slotted.
+    non_preemptive = run("mip", inst)
+    assert non_preemptive.info["optimal"]
+    for name in ("synchpack2", "tetris-np", "jsq-mw", "fifo"):
+        assert non_preemptive.objective <= run(name, inst).objective * (1 + REL), name
+    preemptive = run("mip", inst, params={"preemptive": True})
+    assert preemptive.info["optimal"]
+    for name in ("synchpack3", "psrs", "tetris"):
+        assert preemptive.objective <= run(name, inst).objective * (1 + REL), name
