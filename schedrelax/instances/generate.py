@@ -477,7 +477,8 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
       capacity fits the task (all of them if fewer fit). Remote machines: every other machine
       that fits; machines too small for the task are left out of its placement set (listing
       them would allow nothing). ``alpha=None`` gives local machines only; ``alpha=1`` gives
-      the original trace without placement constraints, the setting of SynchPack-3.
+      every fitting machine at the base time (no locality penalty). SynchPack-3's setting (one
+      machine per task, paper 003 §5) is ``local_machines=1, alpha=None``.
     * Weights: ``"equal"`` all 1; ``"random"`` continuous uniform on [1, 10]; ``"priority"``
       priority + 1, priorities drawn from :data:`PRIORITY_BANDS`.
     * ``online=True``: Poisson arrivals whose rate makes the offered load ``load``: rate =

@@ -89,6 +89,9 @@ class HighsBackend:
         _set_option(self._highs, "mip_rel_gap", 0.0 if mip_gap is None else float(mip_gap))
         if threads is not None:
             _set_option(self._highs, "threads", int(threads))
+        method = name.partition(":")[2]
+        if method:  # "highs:ipm" etc.: HiGHS's own option is called "solver"
+            _set_option(self._highs, "solver", method)
         for key, value in options.items():
             _set_option(self._highs, key, value)
         self._presolve = options.get("presolve", "choose")  # HiGHS's default

@@ -89,8 +89,13 @@ class SolverInfo:
     install: str
 
 
+HIGHS_METHODS = ("simplex", "ipm", "pdlp", "choose")
+"""``highs:METHOD`` picks HiGHS's LP algorithm (its ``solver`` option) from the solver name, so
+that the method is one ``--solver`` flag away like every other choice of back end."""
+
+
 def _kind(name: str) -> str:
-    if name == "highs":
+    if name == "highs" or (name.startswith("highs:") and name.partition(":")[2] in HIGHS_METHODS):
         return "highs"
     if name in PLUGIN_OPTIONS:
         return "plugin"
@@ -102,7 +107,7 @@ def _kind(name: str) -> str:
 def known_names() -> list[str]:
     """Every name `solve` accepts, cvxpy's solvers written as ``cvxpy:NAME``."""
     return (
-        ["highs", *PLUGIN_OPTIONS, "cvxpy"]
+        ["highs", *(f"highs:{m}" for m in HIGHS_METHODS), *PLUGIN_OPTIONS, "cvxpy"]
         + [f"cvxpy:{s}" for s in (cvxpy_known_solvers() if _cvxpy_importable() else [])]
     )
 

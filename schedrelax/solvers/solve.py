@@ -23,7 +23,8 @@ def solve(
     model:
         A Pyomo ConcreteModel with linear constraints and exactly one active objective.
     solver:
-        ``"highs"`` (default), a Pyomo plugin (``"glpk"``, ``"cbc"``, ``"gurobi"``, ``"cplex"``,
+        ``"highs"`` (default; ``"highs:ipm"``, ``"highs:simplex"``, ``"highs:pdlp"`` choose its
+        LP method), a Pyomo plugin (``"glpk"``, ``"cbc"``, ``"gurobi"``, ``"cplex"``,
         ``"scip"``), ``"cvxpy"`` or ``"cvxpy:SOLVER"`` (e.g.
         ``"cvxpy:CLARABEL"``); see `available_solvers`.
     time_limit:
