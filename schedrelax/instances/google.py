@@ -1,0 +1,240 @@
+"""The Google cluster trace 2011 (``clusterdata-2011``) as packing instances of paper 003 §2, §7.
+
+A ``task_events`` file is CSV without header (gzipped or not), one event per line: timestamp (µs),
+missing info, job ID, task index, machine ID, event type (0 SUBMIT, 1 SCHEDULE, 2 EVICT, 3 FAIL,
+4 FINISH, 5 KILL, 6 LOST, 7/8 UPDATE), user, scheduling class, priority, CPU request, memory
+request, disk request, different-machines restriction. Requests are normalised to the largest
+machine (1.0). The conversion, as paper 003 §7 uses the trace:
+
+* A task is the pair (job ID, task index). Its processing time is the time from its last
+  SCHEDULE event before its FINISH event to that FINISH, in units of ``time_unit`` seconds,
+  rounded up to a whole number ≥ 1 (paper 003 §2 takes integer processing times).
+* Its resource demand is its memory request (the issue's choice of resource).
+* Tasks that cannot be converted are left out **and counted by reason** in the
+  :class:`GoogleLoadReport` returned beside the instance: no FINISH event in the file (still
+  running, killed, failed or lost), no SCHEDULE before the FINISH (scheduled in an earlier part of
+  the trace), or a zero memory request. A job keeps its converted tasks; a job with none is left
+  out (counted). Nothing else is changed.
+* Machines: with a ``machine_events`` file, one machine per machine ID that ran a loaded task, with
+  its memory capacity from its first ADD event (a machine missing from the file gets capacity
+  1.0, the trace's normalisation, and is counted); without one, those machines all get capacity
+  1.0 — the stated default.
+* Placement (``placement``): ``"trace"`` — each task only on the machine that ran it (paper 003
+  §5's single-machine placement, SynchPack-3's setting); ``"local"`` — §7's modification: the
+  task's own machine plus ``local_machines − 1`` others drawn at random among those that fit it run
+  it in the trace time, every other fitting machine in ``alpha`` × that time (``alpha=None``: local
+  machines only); ``"any"`` — every fitting machine, trace time.
+* Weights: ``"equal"``, ``"priority"`` (the task's priority + 1, per job the maximum over its
+  tasks) or ``"random"`` (uniform on [1, 10], seeded) — paper 003 §7.1's three cases.
+* Release: 0 (offline, §7.1), or with ``online=True`` the job's first SUBMIT time (its first
+  event if it has no SUBMIT in the file) after the earliest such time, in ``time_unit`` (§7.2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from schedrelax.errors import InstanceError
+from schedrelax.instances.packing import PackingInstance, PackingJob, PackingTask
+
+TASK_EVENT_COLUMNS = ("timestamp", "missing", "job_id", "task_index", "machine_id", "event_type", "user",
+                      "scheduling_class", "priority", "cpu_request", "memory_request", "disk_request",
+                      "different_machine")
+MACHINE_EVENT_COLUMNS = ("timestamp", "machine_id", "event_type", "platform_id", "cpus", "memory")
+SUBMIT, SCHEDULE, FINISH = 0, 1, 4
+PLACEMENTS = ("trace", "local", "any")
+WEIGHTS = ("equal", "priority", "random")
+
+
+@dataclass(frozen=True)
+class GoogleLoadReport:
+    """What the conversion kept and what it left out, by reason."""
+
+    events: int
+    tasks_loaded: int
+    jobs_loaded: int
+    machines: int
+    tasks_skipped: dict[str, int] = field(default_factory=dict)
+    jobs_skipped: int = 0
+    jobs_beyond_max: int = 0
+    machines_without_capacity: int = 0
+
+    def __str__(self) -> str:
+        skipped = ", ".join(f"{n} {why}" for why, n in sorted(self.tasks_skipped.items())) or "none"
+        return (f"{self.events} events -> {self.jobs_loaded} jobs, {self.tasks_loaded} tasks on {self.machines} "
+                f"machines; tasks left out: {skipped}; jobs left out (no task): {self.jobs_skipped}; "
+                f"jobs beyond max_jobs: {self.jobs_beyond_max}")
+
+
+@dataclass(frozen=True)
+class GoogleTrace:
+    """A converted trace: the packing instance, the report, and the trace IDs behind its indices."""
+
+    instance: PackingInstance
+    report: GoogleLoadReport
+    job_ids: tuple[int, ...]
+    machine_ids: tuple[int, ...]
+
+
+def _read(path: str | Path, columns: tuple[str, ...]):
+    import pandas as pd
+
+    path = Path(path)
+    if not path.exists():
+        raise InstanceError(f"{path}: no such trace file")
+    try:
+        frame = pd.read_csv(path, header=None, names=list(columns), compression="infer", dtype=str,
+                            keep_default_na=False)
+    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
+        raise InstanceError(f"{path}: not a Google trace CSV file ({exc})") from exc
+    return path, frame
+
+
+def _numeric(frame, column: str, path: Path, *, required: bool):
+    import pandas as pd
+
+    raw = frame[column]
+    values = pd.to_numeric(raw.where(raw != "", None), errors="coerce")
+    bad = values.isna() & (raw != "") if not required else values.isna()
+    if bad.any():
+        line = int(np.flatnonzero(bad.to_numpy())[0]) + 1
+        raise InstanceError(f"{path}, line {line}: column {column} must be a number, got {raw.iloc[line - 1]!r}")
+    return values
+
+
+def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | None = None,
+                      max_jobs: int | None = None, placement: str = "trace", local_machines: int = 3,
+                      alpha: float | None = 2.0, weights: str = "equal", online: bool = False,
+                      time_unit: float = 1.0, seed: int = 0, name: str = "") -> GoogleTrace:
+    """Convert a Google 2011 ``task_events`` file into a packing instance (see the module docstring).
+
+    ``max_jobs`` keeps the first jobs by submission time. Raises InstanceError for a missing or
+    malformed file and ValueError for bad options.
+    """
+    if placement not in PLACEMENTS:
+        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+    if weights not in WEIGHTS:
+        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    if not (isinstance(time_unit, (int, float)) and math.isfinite(time_unit) and time_unit > 0):
+        raise ValueError(f"time_unit must be a positive number of seconds, got {time_unit!r}")
+    if alpha is not None and not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 1):
+        raise ValueError(f"alpha must be a number >= 1 or None, got {alpha!r}")
+    if not (isinstance(local_machines, int) and local_machines >= 1):
+        raise ValueError(f"local_machines must be a whole number >= 1, got {local_machines!r}")
+    if max_jobs is not None and not (isinstance(max_jobs, int) and max_jobs >= 1):
+        raise ValueError(f"max_jobs must be a whole number >= 1, got {max_jobs!r}")
+
+    path, ev = _read(task_events, TASK_EVENT_COLUMNS)
+    if ev.empty:
+        raise InstanceError(f"{path}: the file holds no events")
+    time_us = _numeric(ev, "timestamp", path, required=True).to_numpy(dtype=float)
+    job = _numeric(ev, "job_id", path, required=True).to_numpy(dtype=np.int64)
+    task = _numeric(ev, "task_index", path, required=True).to_numpy(dtype=np.int64)
+    kind = _numeric(ev, "event_type", path, required=True).to_numpy(dtype=np.int64)
+    machine = _numeric(ev, "machine_id", path, required=False).to_numpy(dtype=float)
+    memory = _numeric(ev, "memory_request", path, required=False).to_numpy(dtype=float)
+    priority = _numeric(ev, "priority", path, required=False).to_numpy(dtype=float)
+
+    skipped: Counter[str] = Counter()
+    order = np.lexsort((time_us, task, job))
+    tasks: dict[tuple[int, int], dict] = {}
+    job_first: dict[int, float] = {}
+    job_submit: dict[int, float] = {}
+    for i in order:
+        j, t, k = int(job[i]), int(task[i]), int(kind[i])
+        job_first[j] = min(job_first.get(j, math.inf), time_us[i])
+        if k == SUBMIT:
+            job_submit[j] = min(job_submit.get(j, math.inf), time_us[i])
+        rec = tasks.setdefault((j, t), {"schedule": None, "finish": None, "machine": None, "memory": math.nan,
+                                        "priority": 0.0})
+        if not math.isnan(memory[i]):
+            rec["memory"] = memory[i]
+        if not math.isnan(priority[i]):
+            rec["priority"] = priority[i]
+        if k == SCHEDULE:
+            rec["schedule"], rec["machine"] = time_us[i], machine[i]
+        elif k == FINISH and rec["finish"] is None and rec["schedule"] is not None:
+            rec["finish"] = time_us[i]
+        elif k == FINISH and rec["schedule"] is None:
+            rec["finish_unscheduled"] = True
+
+    converted: dict[int, list[tuple[int, float, float, int, float]]] = {}
+    for (j, t), rec in tasks.items():
+        if rec["finish"] is None:
+            skipped["no SCHEDULE before FINISH in the file" if rec.get("finish_unscheduled")
+                    else "no FINISH in the file"] += 1
+        elif not rec["memory"] > 0:
+            skipped["zero or missing memory request"] += 1
+        elif rec["machine"] is None or math.isnan(rec["machine"]):
+            skipped["no machine on the SCHEDULE event"] += 1
+        else:
+            p = max(1, math.ceil((rec["finish"] - rec["schedule"]) / 1e6 / time_unit))
+            converted.setdefault(j, []).append((t, float(rec["memory"]), float(p), int(rec["machine"]),
+                                                float(rec["priority"])))
+    all_jobs = {j for j, _ in tasks}
+    jobs_skipped = len(all_jobs - set(converted))
+    start = {j: job_submit.get(j, job_first[j]) for j in converted}
+    chosen = sorted(converted, key=lambda j: (start[j], j))
+    if max_jobs is not None:
+        chosen = chosen[:max_jobs]
+    if not chosen:
+        raise InstanceError(f"{path}: no task could be converted ({dict(skipped)})")
+
+    machine_ids = sorted({m for j in chosen for (_, _, _, m, _) in converted[j]})
+    index = {m: i for i, m in enumerate(machine_ids)}
+    caps = np.ones(len(machine_ids))
+    missing_caps = 0
+    if machine_events is not None:
+        mpath, mev = _read(machine_events, MACHINE_EVENT_COLUMNS)
+        mid = _numeric(mev, "machine_id", mpath, required=True).to_numpy(dtype=np.int64)
+        mkind = _numeric(mev, "event_type", mpath, required=True).to_numpy(dtype=np.int64)
+        mmem = _numeric(mev, "memory", mpath, required=False).to_numpy(dtype=float)
+        first_add: dict[int, float] = {}
+        for m, k, mem in zip(mid, mkind, mmem):
+            if k == 0 and int(m) not in first_add and mem > 0:
+                first_add[int(m)] = float(mem)
+        for m, i in index.items():
+            if m in first_add:
+                caps[i] = first_add[m]
+            else:
+                missing_caps += 1
+
+    rng = np.random.default_rng(seed)
+    origin = min(start[j] for j in chosen)
+    jobs = []
+    for j in chosen:
+        ptasks = []
+        for (_, demand, p, m, _) in converted[j]:
+            own = index[m]
+            fits = np.flatnonzero(caps >= demand)
+            if placement == "trace":
+                place, times = [own], [p]
+            elif placement == "any":
+                place, times = fits.tolist(), [p] * len(fits)
+            else:
+                others = fits[fits != own]
+                extra = rng.choice(others, size=min(local_machines - 1, len(others)), replace=False)
+                local = [own, *sorted(int(x) for x in extra)]
+                remote = [] if alpha is None else sorted(set(fits.tolist()) - set(local))
+                place = local + remote
+                times = [p] * len(local) + [p * alpha] * len(remote)
+            ptasks.append(PackingTask(demand=demand, placement=place, processing_time=times))
+        if weights == "equal":
+            w = 1.0
+        elif weights == "priority":
+            w = max(pr for (*_, pr) in converted[j]) + 1.0
+        else:
+            w = float(rng.uniform(1.0, 10.0))
+        release = (start[j] - origin) / 1e6 / time_unit if online else 0.0
+        jobs.append(PackingJob(tasks=tuple(ptasks), weight=w, release=release))
+    inst = PackingInstance(capacities=caps, jobs=tuple(jobs), name=name or f"google2011 {path.name}")
+    report = GoogleLoadReport(events=len(ev), tasks_loaded=sum(len(converted[j]) for j in chosen),
+                              jobs_loaded=len(chosen), machines=len(machine_ids), tasks_skipped=dict(skipped),
+                              jobs_skipped=jobs_skipped, jobs_beyond_max=len(converted) - len(chosen),
+                              machines_without_capacity=missing_caps)
+    return GoogleTrace(inst, report, tuple(chosen), tuple(machine_ids))

@@ -1,0 +1,119 @@
+"""The Google 2011 task_events loader: hand-made files, and the real part when present."""
+
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from schedrelax.errors import InstanceError
+from schedrelax.instances.google import load_google_tasks
+
+REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "google2011"
+
+# timestamp(µs), missing, job, task, machine, event, user, class, priority, cpu, memory, disk, diff
+ROWS = [
+    (0, 1, 0, "", 0, 0, 0.1, 0.2),            # job 1 task 0 SUBMIT
+    (1_000_000, 1, 0, 10, 1, 0, 0.1, 0.2),    # ... SCHEDULE on machine 10
+    (6_000_000, 1, 0, 10, 4, 0, 0.1, 0.2),    # ... FINISH: 5 s
+    (2_000_000, 1, 1, 11, 1, 0, 0.1, 0.1),    # job 1 task 1 SCHEDULE on 11
+    (4_500_000, 1, 1, 11, 4, 0, 0.1, 0.1),    # ... FINISH: 2.5 s -> 3 units
+    (3_000_000, 2, 0, "", 0, 9, 0.1, 0.3),    # job 2 task 0 SUBMIT, priority 9
+    (3_000_000, 2, 0, 10, 1, 9, 0.1, 0.3),    # SCHEDULE on 10
+    (5_000_000, 2, 0, 10, 2, 9, 0.1, 0.3),    # EVICT
+    (6_000_000, 2, 0, 11, 1, 9, 0.1, 0.3),    # SCHEDULE again, on 11
+    (8_000_000, 2, 0, 11, 4, 9, 0.1, 0.3),    # FINISH: 2 s after the last SCHEDULE
+    (3_000_000, 2, 1, 10, 1, 9, 0.1, 0.3),    # job 2 task 1: scheduled, never finishes
+    (1_000_000, 3, 0, 12, 4, 0, 0.1, 0.2),    # job 3: FINISH without SCHEDULE in this part
+    (1_000_000, 4, 0, 12, 1, 0, 0.1, 0.0),    # job 4: zero memory request
+    (2_000_000, 4, 0, 12, 4, 0, 0.1, 0.0),
+]
+
+
+def write(path: Path, rows=ROWS, gz: bool = False) -> Path:
+    lines = [f"{t},,{j},{k},{m},{e},user,0,{pr},{cpu},{mem},0.0,0" for t, j, k, m, e, pr, cpu, mem in rows]
+    text = "\n".join(lines) + "\n"
+    if gz:
+        path.write_bytes(gzip.compress(text.encode()))
+    else:
+        path.write_text(text)
+    return path
+
+
+def test_trace_placement_by_hand(tmp_path):
+    tr = load_google_tasks(write(tmp_path / "t.csv"))
+    inst, rep = tr.instance, tr.report
+    assert tr.job_ids == (1, 2) and tr.machine_ids == (10, 11)
+    assert inst.n_jobs == 2 and inst.n_tasks == 3
+    assert inst.capacities.tolist() == [1.0, 1.0]
+    assert inst.demand.tolist() == [0.2, 0.1, 0.3]
+    assert inst.place_machine.tolist() == [0, 1, 1]          # each task on the machine that ran it
+    assert inst.place_time.tolist() == [5.0, 3.0, 2.0]       # 5 s, ceil(2.5 s), last SCHEDULE -> FINISH
+    assert inst.release.tolist() == [0.0, 0.0] and inst.weights.tolist() == [1.0, 1.0]
+    assert rep.tasks_skipped == {"no FINISH in the file": 1, "no SCHEDULE before FINISH in the file": 1,
+                                 "zero or missing memory request": 1}
+    assert rep.jobs_skipped == 2 and rep.tasks_loaded == 3 and rep.events == len(ROWS)
+    assert "3 tasks on 2 machines" in str(rep)
+
+
+def test_online_priority_weights_and_gzip(tmp_path):
+    tr = load_google_tasks(write(tmp_path / "t.csv.gz", gz=True), online=True, weights="priority", time_unit=0.5)
+    assert tr.instance.release.tolist() == [0.0, 6.0]        # job 2 submitted 3 s later = 6 units of 0.5 s
+    assert tr.instance.weights.tolist() == [1.0, 10.0]       # priority + 1
+    assert tr.instance.place_time.tolist() == [10.0, 5.0, 4.0]
+
+
+def test_local_placement_with_remote_penalty_and_machine_capacities(tmp_path):
+    machines = tmp_path / "m.csv"
+    machines.write_text("0,10,0,p,0.5,0.5\n0,11,0,p,0.5,1.0\n")
+    tr = load_google_tasks(write(tmp_path / "t.csv"), machine_events=machines, placement="local",
+                           local_machines=1, alpha=3.0)
+    inst = tr.instance
+    assert inst.capacities.tolist() == [0.5, 1.0]
+    # task 0 ran on machine 0 (5 units): local there, remote on machine 1 at 3 x 5
+    lo, hi = inst.place_offset[0], inst.place_offset[1]
+    assert inst.place_machine[lo:hi].tolist() == [0, 1] and inst.place_time[lo:hi].tolist() == [5.0, 15.0]
+
+
+def test_any_placement_and_max_jobs(tmp_path):
+    tr = load_google_tasks(write(tmp_path / "t.csv"), placement="any", max_jobs=1)
+    assert tr.job_ids == (1,) and tr.report.jobs_beyond_max == 1
+    # job 1 ran its two tasks on machines 10 and 11: both tasks may use both, nothing else exists
+    assert tr.machine_ids == (10, 11) and np.diff(tr.instance.place_offset).tolist() == [2, 2]
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("x,,1,0,10,1,u,0,0,0.1,0.2,0,0\n", "line 1: column timestamp must be a number"),
+    ("", "holds no events"),
+])
+def test_malformed_files_name_the_line(tmp_path, text, fragment):
+    p = tmp_path / "bad.csv"
+    p.write_text(text)
+    with pytest.raises(InstanceError, match=fragment):
+        load_google_tasks(p)
+
+
+def test_bad_options_and_missing_file(tmp_path):
+    with pytest.raises(InstanceError, match="no such trace file"):
+        load_google_tasks(tmp_path / "missing.csv")
+    with pytest.raises(ValueError, match="placement"):
+        load_google_tasks(write(tmp_path / "t.csv"), placement="everywhere")
+    with pytest.raises(ValueError, match="alpha"):
+        load_google_tasks(write(tmp_path / "t.csv"), placement="local", alpha=0.5)
+
+
+@pytest.mark.skipif(not (REAL / "task_events-part-00001-of-00500.csv.gz").exists(),
+                    reason=f"the shared Google 2011 data is absent ({REAL})")
+def test_real_part_converts_and_accounts_for_every_task():
+    import pandas as pd
+
+    path = REAL / "task_events-part-00001-of-00500.csv.gz"
+    tr = load_google_tasks(path)
+    rep = tr.report
+    raw = pd.read_csv(path, header=None, usecols=[2, 3])
+    distinct = len(raw.drop_duplicates())
+    assert rep.tasks_loaded + sum(rep.tasks_skipped.values()) == distinct  # every task kept or counted
+    assert rep.tasks_loaded > 100 and tr.instance.n_tasks == rep.tasks_loaded
+    assert (tr.instance.demand > 0).all() and (tr.instance.demand <= 1.0).all()
