@@ -107,6 +107,16 @@ def get(name: str, family: str) -> AlgorithmSpec:
     return _REGISTRY[name][family]
 
 
+def markdown_table(family: str | None = None) -> str:
+    """The registered algorithms as a Markdown table (name, family, paper, solver?, summary): the
+    README's algorithm table is this text, and a test keeps the two equal."""
+    lines = ["| algorithm | family | paper | LP/MIP solver | what it does |", "|---|---|---|---|---|"]
+    for s in available(family):
+        summary = s.summary.replace("|", "\\|")
+        lines.append(f"| `{s.name}` | {s.family} | {s.paper or '-'} | {'yes' if s.uses_solver else 'no'} | {summary} |")
+    return "\n".join(lines)
+
+
 def _keyword_params(fn: AlgorithmFn) -> set[str] | None:
     """The tunable keyword parameters of *fn* (None if it takes ``**kwargs``)."""
     sig = inspect.signature(fn)

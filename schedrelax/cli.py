@@ -69,7 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     v.add_argument("instance")
     v.add_argument("schedule")
 
-    sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
+    ls = sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
+    ls.add_argument("--markdown", action="store_true", help="print the algorithm table as Markdown (as in the README)")
 
     c = sub.add_parser("compare", help="a grid of instances x algorithms x solvers against bounds and MIP optima")
     c.add_argument("paths", nargs="*", metavar="INSTANCE_OR_FOLDER", help="instance files or folders of them")
@@ -170,6 +171,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 def _cmd_list(args: argparse.Namespace) -> int:
     from schedrelax import algorithms
+
+    if args.markdown:
+        print(algorithms.markdown_table())
+        return 0
     from schedrelax.instances import FAMILIES
     from schedrelax.instances.generate import SETUPS
     from schedrelax.solvers import available_solvers

@@ -48,6 +48,8 @@ def gantt(instance: Instance, schedule: Schedule, ax: Axes | None = None, title:
     colour_of = plt.get_cmap("tab20")
     n_jobs = instance.n_jobs
     patches, colours, hatched = [], [], []
+    for r in range(len(labels)):  # each row's band is its full capacity
+        ax.axhspan(r - 0.45, r + 0.45, color="0.95", zorder=0)
     for r in np.unique(rows):
         idx = np.flatnonzero(rows == r)
         times = np.unique(np.r_[schedule.start[idx], schedule.end[idx]])
