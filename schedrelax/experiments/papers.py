@@ -1,3 +1,4 @@
 """Imports every paper's reproduction module so that each registers itself."""
 import schedrelax.experiments.asrpt  # noqa: F401
 import schedrelax.experiments.synchpack  # noqa: F401
+import schedrelax.experiments.flowflex  # noqa: F401

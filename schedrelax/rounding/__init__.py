@@ -6,3 +6,4 @@ One module per paper's pipeline (flowflex, flex, synchpack, spc) plus the shared
 
 from schedrelax.rounding import mapreduce_exact  # noqa: F401
 from schedrelax.rounding import synchpack  # noqa: F401
+from schedrelax.rounding import flowflex  # noqa: F401

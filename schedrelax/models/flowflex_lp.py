@@ -1,0 +1,280 @@
+"""The minimum-cost-flow relaxation of FlowFlex (paper 000, ``papers/000_5822dddcf782b397.txt``,
+§2.3.2, Figure 3, Claim 1).
+
+Each flow j, seen as its chain of pseudo-jobs (§2.2), is a volume of work V_j. The network has a
+node a_j per chain and a node b_ℓ per time interval T_ℓ = [g_ℓ, g_{ℓ+1}]:
+
+* E_1: source -> a_j, capacity V_j (every unit of demand ρ = Σ V_j passes, so these are
+  saturated: we write them as the supply V_j of a_j);
+* E_2: a_j -> b_ℓ, uncapacitated, cost per unit (cost of finishing in T_ℓ) / V_j, present when
+  T_ℓ ends at or after L_j = r_j + Q_j (Q_j eq. (3): no schedule finishes j earlier);
+* E_3: b_ℓ -> sink, capacity P·|T_ℓ| (the first interval also gets [0, g_0]: work done before
+  g_0 must fit somewhere too);
+* E_4: b_{ℓ+1} -> b_ℓ, uncapacitated, free: work due by T_{ℓ+1} may be done earlier.
+
+Two interval grids, as in the paper:
+
+* ``intervals="unit"``: T_ℓ = [ℓu, (ℓ+1)u] up to the horizon (pseudo-polynomial; u = ``unit``,
+  1 by default). Arc cost w_j(end of T_ℓ) / V_j, the paper's. This is a relaxation — Claim 1 —
+  only under the paper's assumption A1, that costs do not change inside an interval (step costs
+  whose breakpoints are grid points); :attr:`FlowNetwork.lower_bound` says whether that holds.
+  A schedule completing j at C ∈ (ℓu, (ℓ+1)u] then pays exactly the arc's cost.
+* ``intervals="geometric"`` (polynomial): g_ℓ = g_0 (1+ε)^ℓ from g_0 = min_j L_j (the paper
+  rescales time so that min_j Q_j = 1 and starts at 1; ε = 1/m by default). Arc cost
+  w_j(max(g_ℓ, L_j)) / V_j: the paper's start-of-interval cost w_j((1+ε)^{ℓ−1}), raised to L_j
+  where the interval starts before j can finish. Always a relaxation: a schedule completing j at
+  C ∈ [g_ℓ, g_{ℓ+1}] has C >= max(g_ℓ, L_j), and the cut argument of Claim 1 holds because every
+  prefix of intervals has capacity P·g_{ℓ+1} (including [0, g_0]).
+
+Horizon: the last grid point is at least H = max(max_j L_j, Σ_j V_j / P), not the paper's
+2m·⌈max Q_j⌉: a schedule whose chain j completes after H can be charged to the last interval
+(costs are non-decreasing), and the cut argument only needs P·H >= Σ V_j there.
+
+Dominated arcs are dropped (``merge=True``): when a_j -> b_ℓ costs as much as a_j -> b_{ℓ+1},
+the latter followed by the free E_4 arc does the same job. Step costs (tardy, SLA) then keep one
+arc per cost level; the optimum is unchanged.
+
+The network is a plain :class:`FlowNetwork`; :func:`build_flowflex_lp` writes it as a Pyomo LP
+(solved by any back end of :mod:`schedrelax.solvers`), :func:`solve_network_simplex` solves the
+same network with networkx' network simplex, a second, independent method.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import networkx as nx
+import numpy as np
+import pyomo.environ as pyo
+from pyomo.common.gc_manager import PauseGC
+from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
+
+from schedrelax.instances import MalleableInstance
+from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
+
+__all__ = [
+    "FlowNetwork",
+    "FlowSolution",
+    "build_flowflex_lp",
+    "flow_network",
+    "flowflex_lp_solution",
+    "geometric_grid",
+    "solve_network_simplex",
+]
+
+INTERVALS = ("geometric", "unit")
+
+
+@dataclass(frozen=True, eq=False)
+class FlowNetwork:
+    """The network of §2.3.2 over the grid ``grid`` (g_0 < ... < g_R; interval ℓ = [g_ℓ, g_{ℓ+1}]).
+
+    ``capacity[ℓ]`` is the E_3 capacity of b_ℓ; ``volume[j]`` = V_j and ``lower[j]`` = L_j per
+    chain; arc e (E_2) goes from a_{arc_chain[e]} to b_{arc_interval[e]} with cost ``arc_cost[e]``
+    per unit of flow; arcs are sorted by chain, then interval. ``charge`` is ``"end"`` (unit
+    grid, cost at the interval's end) or ``"start"`` (geometric grid, cost at max(start, L_j)).
+    ``lower_bound`` is True when the optimum is a lower bound on every schedule's cost (Claim 1).
+    """
+
+    processors: int
+    grid: np.ndarray
+    capacity: np.ndarray
+    volume: np.ndarray
+    lower: np.ndarray
+    arc_chain: np.ndarray
+    arc_interval: np.ndarray
+    arc_cost: np.ndarray
+    intervals: str
+    charge: str
+    epsilon: float | None
+    lower_bound: bool
+
+    @property
+    def n_chains(self) -> int:
+        return len(self.volume)
+
+    @property
+    def n_intervals(self) -> int:
+        return len(self.capacity)
+
+    @property
+    def n_arcs(self) -> int:
+        return len(self.arc_cost)
+
+
+@dataclass(frozen=True, eq=False)
+class FlowSolution:
+    """An optimal flow: ``flow[e]`` on each E_2 arc of ``network``, and its cost ``objective``."""
+
+    network: FlowNetwork
+    flow: np.ndarray
+    objective: float
+
+
+def geometric_grid(start: float, horizon: float, epsilon: float) -> np.ndarray:
+    """g_ℓ = start·(1+ε)^ℓ for ℓ = 0 .. R, R the least with g_R >= horizon (at least one interval)."""
+    if not (epsilon > 0 and math.isfinite(epsilon)):
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    R = max(1, math.ceil(math.log(horizon / start) / math.log1p(epsilon) - 1e-12))
+    grid = start * (1.0 + epsilon) ** np.arange(R + 1)
+    grid[-1] = max(grid[-1], horizon)
+    return grid
+
+
+def flow_network(instance: MalleableInstance, *, intervals: str = "geometric", epsilon: float | None = None,
+                 unit: float = 1.0, merge: bool = True, chains: Chains | None = None) -> FlowNetwork:
+    """The min-cost-flow network of paper 000 §2.3.2 for *instance* (see the module docstring).
+
+    ``epsilon`` (geometric grid) defaults to 1/m, m the number of flows, as in the paper; ``unit``
+    is the unit grid's interval length. *chains* (from
+    :func:`~schedrelax.schedulers.chains.flow_chains`) are computed when not given.
+    """
+    if intervals not in INTERVALS:
+        raise ValueError(f"intervals must be one of {', '.join(INTERVALS)}, got {intervals!r}")
+    chains = flow_chains(instance) if chains is None else chains
+    P = instance.processors
+    m = chains.n_chains
+    volume = chains.volume
+    lower = completion_lower_bounds(chains)
+    horizon = max(float(lower.max()), float(volume.sum()) / P)
+    if intervals == "unit":
+        if not (unit > 0 and math.isfinite(unit)):
+            raise ValueError(f"unit must be a finite number > 0, got {unit!r}")
+        grid = unit * np.arange(math.ceil(horizon / unit - 1e-12) + 1, dtype=float)
+        charge, eps = "end", None
+    else:
+        eps = 1.0 / m if epsilon is None else float(epsilon)
+        grid = geometric_grid(float(lower.min()), horizon, eps)
+        charge = "start"
+    capacity = P * np.diff(grid)
+    capacity[0] = P * grid[1]
+
+    R = len(grid) - 1
+    # First interval whose end is at or after L_j: the arcs of chain j go from there to the end.
+    first = np.searchsorted(grid[1:], lower, side="left")
+    counts = R - first
+    arc_chain = np.repeat(np.arange(m), counts)
+    arc_interval = np.arange(counts.sum()) - np.repeat(np.cumsum(counts) - counts, counts) + first[arc_chain]
+    when = grid[arc_interval + 1] if charge == "end" else np.maximum(grid[arc_interval], lower[arc_chain])
+    cost = np.empty(len(when))
+    cut = np.concatenate([[0], np.cumsum(counts)])
+    for j, flow in enumerate(instance.flows):
+        cost[cut[j]:cut[j + 1]] = flow.cost(when[cut[j]:cut[j + 1]])
+    cost /= volume[arc_chain]
+    if merge and len(cost):
+        same_chain_next = np.r_[arc_chain[1:] == arc_chain[:-1], False]
+        dominated = same_chain_next & (cost >= np.r_[cost[1:], np.inf])
+        arc_chain, arc_interval, cost = arc_chain[~dominated], arc_interval[~dominated], cost[~dominated]
+    valid = charge == "start" or _constant_inside_intervals(instance, grid, lower, unit)
+    return FlowNetwork(P, grid, capacity, volume, lower, arc_chain, arc_interval, cost, intervals, charge,
+                       eps, valid)
+
+
+def _constant_inside_intervals(instance: MalleableInstance, grid: np.ndarray, lower: np.ndarray,
+                               unit: float) -> bool:
+    """Assumption A1 of §2.3.2 on the unit grid: no cost changes strictly inside an interval it can
+    complete in, so charging the interval's end is exact for every completion time in it."""
+    for flow, L in zip(instance.flows, lower):
+        if not flow.cost.is_step:
+            return False
+        b = flow.cost.breakpoints()
+        inside = b[(b >= L) & (b < grid[-1])]
+        if np.any(inside / unit != np.round(inside / unit)):
+            return False
+    return True
+
+
+def build_flowflex_lp(instance: MalleableInstance, *, intervals: str = "geometric", epsilon: float | None = None,
+                      unit: float = 1.0, merge: bool = True, chains: Chains | None = None,
+                      network: FlowNetwork | None = None) -> pyo.ConcreteModel:
+    """The min-cost-flow relaxation of paper 000 §2.3.2 (Figure 3) as a Pyomo LP.
+
+    Variables: ``x[e]`` the flow on E_2 arc e, ``z[ℓ]`` on E_3 arc b_ℓ -> sink (at most its
+    capacity), ``y[ℓ]`` on E_4 arc b_{ℓ+1} -> b_ℓ. Rows: ``supply[j]``: Σ_e x[e] over the arcs
+    of a_j = V_j; ``balance[ℓ]``: inflow = outflow at b_ℓ. The objective is the network's cost,
+    in the instance's own cost units; ``model.network`` holds the :class:`FlowNetwork` (pass
+    *network* to reuse one; the other parameters then do not matter).
+    """
+    net = network if network is not None else flow_network(
+        instance, intervals=intervals, epsilon=epsilon, unit=unit, merge=merge, chains=chains)
+    m = pyo.ConcreteModel(name="flowflex min-cost flow")
+    A, R = net.n_arcs, net.n_intervals
+    with PauseGC():
+        m.x = pyo.Var(range(A), domain=pyo.NonNegativeReals)
+        m.z = pyo.Var(range(R), domain=pyo.NonNegativeReals, bounds=lambda _, ell: (0.0, float(net.capacity[ell])))
+        m.y = pyo.Var(range(R - 1), domain=pyo.NonNegativeReals)
+    x = [m.x[e] for e in range(A)]
+    z = [m.z[ell] for ell in range(R)]
+    y = [m.y[ell] for ell in range(R - 1)]
+
+    cut = np.searchsorted(net.arc_chain, np.arange(net.n_chains + 1)).tolist()
+    volume = net.volume.tolist()
+
+    # Rows are LinearExpressions over the variables themselves (coefficient 1) and monomials
+    # (coefficient -1): Pyomo then skips building and walking a general expression per term.
+    def supply(_, j):
+        return LinearExpression(x[cut[j]:cut[j + 1]]) == volume[j]
+
+    by_interval = np.argsort(net.arc_interval, kind="stable")
+    icut = np.searchsorted(net.arc_interval[by_interval], np.arange(R + 1)).tolist()
+    into = by_interval.tolist()
+
+    def balance(_, ell):
+        terms = [x[e] for e in into[icut[ell]:icut[ell + 1]]]
+        if ell + 1 < R:  # E_4 from b_{ℓ+1}
+            terms.append(y[ell])
+        if ell > 0:  # E_4 to b_{ℓ-1}
+            terms.append(MonomialTermExpression((-1.0, y[ell - 1])))
+        terms.append(MonomialTermExpression((-1.0, z[ell])))
+        return LinearExpression(terms) == 0.0
+
+    # The model is hundreds of thousands of small objects that hold no cycles: pausing the
+    # cyclic garbage collector while they are made saves it from scanning them again and again.
+    with PauseGC():
+        m.supply = pyo.Constraint(range(net.n_chains), rule=supply)
+        m.balance = pyo.Constraint(range(R), rule=balance)
+        m.cost = pyo.Objective(expr=LinearExpression(constant=0, linear_coefs=net.arc_cost.tolist(),
+                                                     linear_vars=x))
+    m.network = net
+    return m
+
+
+def flowflex_lp_solution(model: pyo.ConcreteModel) -> FlowSolution:
+    """The flow on every E_2 arc after a solve of :func:`build_flowflex_lp`'s model."""
+    net: FlowNetwork = model.network
+    flow = np.fromiter((v.value or 0.0 for v in model.x.values()), dtype=float, count=net.n_arcs)
+    return FlowSolution(net, np.maximum(flow, 0.0), float(net.arc_cost @ np.maximum(flow, 0.0)))
+
+
+def solve_network_simplex(network: FlowNetwork, *, digits: int = 12) -> FlowSolution:
+    """The same min-cost flow solved by networkx' network simplex (no LP solver involved).
+
+    Node a_j supplies V_j, the sink demands Σ V_j; E_2 and E_4 arcs are uncapacitated. Network
+    simplex cycles on floating-point data (networkx says so, and it does here), so supplies,
+    capacities and costs are scaled to whole numbers of about ``digits`` digits first: the flow
+    returned is optimal for the rounded data, and its cost, in the true costs, is within about
+    10^-digits (relative) of the LP optimum. Every chain has an arc to the last interval and E_4
+    arcs reach every earlier one, so the network is feasible iff the capacities add up to the
+    demand; the last capacity absorbs the rounding that could break that.
+    """
+    volume, capacity, cost = network.volume, network.capacity, network.arc_cost
+    flow_scale = 10.0 ** digits / max(float(capacity.sum()), float(volume.sum()))
+    top = float(np.abs(cost).max(initial=0.0))
+    cost_scale = 10.0 ** digits / top if top > 0 else 1.0
+    supply = [int(v) for v in np.rint(volume * flow_scale)]
+    cap = [int(c) for c in np.floor(capacity * flow_scale)]
+    cap[-1] = max(cap[-1], sum(supply) - sum(cap[:-1]))
+    weight = [int(c) for c in np.rint(cost * cost_scale)]
+
+    G = nx.DiGraph()
+    G.add_nodes_from((("a", j), {"demand": -v}) for j, v in enumerate(supply))
+    G.add_node("sink", demand=sum(supply))
+    G.add_edges_from((("b", ell), "sink", {"capacity": c, "weight": 0}) for ell, c in enumerate(cap))
+    G.add_edges_from((("b", ell + 1), ("b", ell), {"weight": 0}) for ell in range(network.n_intervals - 1))
+    arcs = list(zip(network.arc_chain.tolist(), network.arc_interval.tolist()))
+    G.add_edges_from((("a", j), ("b", ell), {"weight": w}) for (j, ell), w in zip(arcs, weight))
+    _, flow_dict = nx.network_simplex(G)
+    flow = np.fromiter((flow_dict[("a", j)][("b", ell)] for j, ell in arcs), dtype=float, count=len(arcs))
+    flow /= flow_scale
+    return FlowSolution(network, flow, float(cost @ flow))
