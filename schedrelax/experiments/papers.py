@@ -1,4 +1,5 @@
 """Imports every paper's reproduction module so that each registers itself."""
 import schedrelax.experiments.asrpt  # noqa: F401
 import schedrelax.experiments.synchpack  # noqa: F401
+import schedrelax.experiments.flex  # noqa: F401
 import schedrelax.experiments.flowflex  # noqa: F401

@@ -4,6 +4,7 @@ One module per paper's pipeline (flowflex, flex, synchpack, spc) plus the shared
 (alpha_points, slow_motion, matching, ordering). Importing this package registers its algorithms.
 """
 
+from schedrelax.rounding import flex  # noqa: F401
 from schedrelax.rounding import mapreduce_exact  # noqa: F401
 from schedrelax.rounding import synchpack  # noqa: F401
 from schedrelax.rounding import flowflex  # noqa: F401

@@ -8,5 +8,6 @@ importing this package imports them all, which is how the registry finds them.
 
 from schedrelax.schedulers import fifo  # noqa: F401
 from schedrelax.schedulers import mapreduce_policies  # noqa: F401
+from schedrelax.schedulers import malleable_packing  # noqa: F401
 from schedrelax.schedulers import packing_baselines  # noqa: F401
 from schedrelax.schedulers import malleable_fair  # noqa: F401

@@ -1,0 +1,129 @@
+"""Tests of schedrelax.models.malleable_mip through the ``mip`` algorithm: hand-proven optima
+(rates changing inside an interval, releases, DAGs, minima, every cost kind), the model against
+every heuristic on random instances, and its solution as a verified schedule."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from schedrelax.algorithms import run
+from schedrelax.errors import NoOptimalSolutionError
+from schedrelax.instances import Flow, MalleableInstance, single_job_flows
+from schedrelax.instances import costs
+from schedrelax.models.malleable_mip import build_malleable_mip, malleable_mip_solution, mip_horizon
+from schedrelax.solvers import solve
+from tests.strategies import malleable_instances
+
+REL = 1e-6
+
+
+def test_two_jobs_share_slots_fractionally_for_the_makespan(solver_name):
+    # P = 3, two jobs of work 3 with at most 2 slots each. Both finish by 2 only if each averages
+    # 1.5 slots: e.g. 2 then 1 and 1 then 2. Work 6 on 3 slots needs 2: makespan 2 is optimal.
+    inst = single_job_flows(3, [3, 3], [2, 2], objective="minimax")
+    res = run("mip", inst, solver=solver_name)
+    assert res.objective == pytest.approx(2.0, rel=REL)
+    assert res.lower_bound == pytest.approx(2.0, rel=REL)
+    # Whole processors at every instant, changing inside the one interval [0, 2).
+    assert set(res.schedule.rate.tolist()) == {1.0, 2.0}
+
+
+def test_sum_of_completions_by_hand():
+    # Same jobs, Σ C. If the first finishes at x (x >= 1.5), the second has done at most 3x - 3
+    # and needs (6 - 3x) / 2 more: Σ C >= x + 3 - x/2 >= 3.75 at x = 1.5, which MPS achieves.
+    inst = single_job_flows(3, [3, 3], [2, 2])
+    assert run("mip", inst).objective == pytest.approx(3.75, rel=REL)
+
+
+def test_release_by_hand():
+    # P = 1: A (work 2) at 0, B (work 1) released at 1. Every completion is >= 2 and the last >= 3:
+    # Σ C >= 5, met by A then B. Makespan 3.
+    inst = single_job_flows(1, [2, 1], [1, 1], release=[0.0, 1.0])
+    assert run("mip", inst).objective == pytest.approx(5.0, rel=REL)
+    minimax = single_job_flows(1, [2, 1], [1, 1], release=[0.0, 1.0], objective="minimax")
+    assert run("mip", minimax).objective == pytest.approx(3.0, rel=REL)
+
+
+def test_dag_by_hand():
+    # P = 2. Flow 0: a (2, max 2) -> b (2, max 2); flow 1: c (2, max 1). C_c >= 2, flow 0 >= 2 and the
+    # last >= 3 (6 work on 2): Σ >= 5, met by c and a on 1 each over [0, 2), then b on 2. FIFO (flow 0
+    # first: a, b on 2, then c) gives 2 + 4 = 6.
+    inst = MalleableInstance(2, (Flow([2, 2], [2, 2], edges=[(0, 1)]), Flow([2], [1])))
+    assert run("mip", inst).objective == pytest.approx(5.0, rel=REL)
+    assert run("fifo", inst).objective == pytest.approx(6.0)
+
+
+def test_minima_by_hand():
+    # P = 3: A (work 6, max 3, min 2), B (work 1, max 1, min 1). All 7 units of work are done by the
+    # last completion, so it is >= 7/3; if B finishes first, at >= 1, Σ C >= 1 + 7/3; if A does, at
+    # >= 2, Σ C >= 2 + 7/3. So Σ C >= 10/3, met by A on 2 and B on 1 until 1, then A on 3 — a schedule
+    # that keeps both minima.
+    inst = single_job_flows(3, [6, 1], [3, 1], [2, 1])
+    with_minima = run("mip", inst)
+    assert with_minima.objective == pytest.approx(1 + 7 / 3, rel=REL)
+    assert "respects_minima" in with_minima.schedule.promises
+    # Minima 3 and 1 cannot both hold on 3 processors while both jobs are ready.
+    bad = single_job_flows(3, [6, 1], [3, 1], [3, 1])
+    with pytest.raises(NoOptimalSolutionError, match="minima"):
+        run("mip", bad)
+    assert run("mip", bad, params={"minima": False}).objective == pytest.approx(1 + 7 / 3, rel=REL)
+
+
+@pytest.mark.parametrize("cost, objective, value", [
+    # P = 1, jobs of work 1 and 2, at most 1 processor: a single machine. SPT: C = 1, 3.
+    (costs.tardy(2.0, 3.0), "minisum", 3.0),  # the job finishing at 3 is late whichever runs first
+    (costs.tardiness(2.0, 2.0), "minisum", 2.0),  # 2 · (3 − 2)
+    (costs.lateness(2.0), "minimax", 1.0),  # max(1 − 2, 3 − 2)
+    (costs.sla([1.5, 2.5], [1.0, 2.0]), "minisum", 3.0),  # C = 1 is free; C = 3 pays both steps
+    (costs.power(2.0), "minisum", 10.0),  # 1² + 3²: SPT, as the cost is convex
+    (costs.stretch(3.0), "minimax", 1.0),  # stretch's work is the flow's, here 3 for both: 3 / 3
+])
+def test_every_cost_kind_by_hand(cost, objective, value):
+    inst = single_job_flows(1, [1, 2], [1, 1], costs=[cost, cost], objective=objective)
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(value, rel=1e-5, abs=1e-6)
+
+
+def test_power_cost_is_refined_by_tangents():
+    # Σ C² on P = 2, works 2 and 2 with max 2: sharing (1 each) gives 2² + 2² = 8; one after the
+    # other 1² + 2² = 5, the optimum (a convex cost rewards early finishers).
+    inst = single_job_flows(2, [2, 2], [2, 2], costs=[costs.power(2.0)] * 2)
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(5.0, rel=1e-5)
+    assert res.lower_bound <= res.objective + 1e-6
+    assert res.info["rounds"] >= 1
+
+
+def test_model_size_and_horizon():
+    inst = MalleableInstance(2, (Flow([2, 2], [2, 2], edges=[(0, 1)]), Flow([2], [1], release=1.0)))
+    m = build_malleable_mip(inst)
+    assert mip_horizon(inst) == 1.0 + 6.0
+    assert len(m.K) == 3 + 1  # three jobs and one positive release
+    res = solve(m).require_optimal()
+    sol = malleable_mip_solution(m, inst.size)
+    assert sol.work.sum(axis=0) == pytest.approx(inst.size)
+    assert sol.objective == pytest.approx(res.objective)
+    assert np.all(np.diff(sol.times) >= -1e-9)
+
+
+@given(malleable_instances(max_flows=3, max_jobs=2, max_processors=4, dags=True, releases=True,
+                           cost_kinds=["completion", "stretch", "tardy", "tardiness", "lateness", "sla"],
+                           objective=["minisum", "minimax"]))
+@settings(max_examples=25, deadline=None)
+def test_mip_is_below_every_heuristic(inst):
+    exact = run("mip", inst, params={"minima": False})
+    for name in ("fifo", "flex", "exhaustive"):
+        assert exact.objective <= run(name, inst).objective + REL * max(1.0, abs(exact.objective))
+    assert exact.lower_bound <= exact.objective + REL * max(1.0, abs(exact.objective))
+
+
+@given(malleable_instances(max_flows=4, max_jobs=1, max_processors=5, minima=True,
+                           cost_kinds=["completion", "tardiness"], objective=["minisum", "minimax"]))
+@settings(max_examples=25, deadline=None)
+def test_mip_with_minima_is_below_fair_and_flex(inst):
+    if inst.min_procs.sum() > inst.processors:
+        return  # minima that cannot hold together make the model infeasible (tested above)
+    exact = run("mip", inst)
+    assert "respects_minima" in exact.schedule.promises  # and run() verified them
+    for name in ("fair-hfs", "flex", "exhaustive"):
+        assert exact.objective <= run(name, inst).objective + REL * max(1.0, abs(exact.objective))
