@@ -3,3 +3,4 @@ import schedrelax.experiments.asrpt  # noqa: F401
 import schedrelax.experiments.synchpack  # noqa: F401
 import schedrelax.experiments.flex  # noqa: F401
 import schedrelax.experiments.flowflex  # noqa: F401
+import schedrelax.experiments.spc  # noqa: F401

@@ -8,3 +8,4 @@ from schedrelax.rounding import flex  # noqa: F401
 from schedrelax.rounding import mapreduce_exact  # noqa: F401
 from schedrelax.rounding import synchpack  # noqa: F401
 from schedrelax.rounding import flowflex  # noqa: F401
+from schedrelax.rounding import spc  # noqa: F401

@@ -11,3 +11,4 @@ from schedrelax.schedulers import mapreduce_policies  # noqa: F401
 from schedrelax.schedulers import malleable_packing  # noqa: F401
 from schedrelax.schedulers import packing_baselines  # noqa: F401
 from schedrelax.schedulers import malleable_fair  # noqa: F401
+from schedrelax.schedulers import related_list  # noqa: F401

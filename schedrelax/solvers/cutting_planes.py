@@ -27,7 +27,8 @@ class CuttingPlaneResult:
     over all rounds; ``converged`` is True when the last solve was optimal and separation found
     no cut violated beyond ``tol`` (then ``result.objective`` is the optimum over the whole
     family); ``builds`` counts full model translations (1 for a persistent back end);
-    ``seconds`` is the loop's wall time, separation included.
+    ``seconds`` is the loop's wall time, separation included; ``solve_seconds`` the part of it
+    spent in the solver's own runs (the sum of every round's ``SolveResult.solve_seconds``).
     """
 
     result: SolveResult
@@ -36,6 +37,7 @@ class CuttingPlaneResult:
     converged: bool
     builds: int
     seconds: float
+    solve_seconds: float = 0.0
 
 
 def violation(cut: RelationalExpression) -> float:
@@ -62,6 +64,7 @@ def cutting_planes(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
+    filter_violated: bool = True,
     **options,
 ) -> CuttingPlaneResult:
     """Optimise `model` over a family of constraints too large to write, added lazily.
@@ -72,6 +75,10 @@ def cutting_planes(
     by more than `tol`; the loop ends when none is, when a solve is not optimal, or after
     `max_rounds` solves. The model must be bounded without the lazy family (give the variables
     bounds). The limits and options apply to each solve.
+
+    ``filter_violated=False`` adds every returned cut unmeasured: for a separation whose cuts
+    introduce auxiliary variables (rows without values at the current point, e.g. a running-sum
+    chain of nested cuts); it returns only cuts it found violated, and nothing to stop the loop.
     """
     if not callable(separation):
         raise TypeError(f"separation must be callable, got {separation!r}")
@@ -94,18 +101,22 @@ def cutting_planes(
         **options,
     )
     cuts_added = 0
+    solve_seconds = 0.0
     for rounds in range(1, max_rounds + 1):
         result = persistent.solve()
+        solve_seconds += result.solve_seconds
         if result.status is not SolveStatus.OPTIMAL:
             break
         cuts = [as_relational(cut) for cut in separation(model)]
-        violated = [cut for cut in cuts if violation(cut) > tol]
+        violated = [cut for cut in cuts if violation(cut) > tol] if filter_violated else cuts
         if not violated:
             return CuttingPlaneResult(
-                result, rounds, cuts_added, True, persistent.builds, time.perf_counter() - start
+                result, rounds, cuts_added, True, persistent.builds,
+                time.perf_counter() - start, solve_seconds,
             )
         persistent.add_constraints(violated)
         cuts_added += len(violated)
     return CuttingPlaneResult(
-        result, rounds, cuts_added, False, persistent.builds, time.perf_counter() - start
+        result, rounds, cuts_added, False, persistent.builds, time.perf_counter() - start,
+        solve_seconds,
     )

@@ -1,0 +1,369 @@
+"""Paper 004 §III-A/B (papers/004_b4873590af578e8a.txt): LP-Schedule (1)-(4) over Queyranne's
+constraint set, its O(n log n) separation oracle (Definition 1, Lemma 1), and the cuts a
+cutting-plane loop adds.
+
+LP-Schedule, with C_j the completion time of job j::
+
+    min  Σ_j w_j C_j                                                    (1)
+    s.t. Σ_{j∈S} p_j C_j >= f(S)             for every job set S        (2)
+         C_j >= p_j/μ_j + r_j                 for every job j            (3)
+         C_j >= p_j/μ_j + C_j'                for every edge (j', j)     (4)
+
+    f(S) = Σ_{j∈S} p_j²/(2 μ_j) + (Σ_{j∈S} p_j)²/(2 μ)
+
+Why every constraint holds for every feasible schedule (so the LP is a lower bound). At any moment
+job j runs at most q_j = min(t_j, m) of its tasks, on distinct machines, so it processes data at a
+rate of at most μ_j (the q_j fastest speeds): it needs at least p_j/μ_j time after its release (3)
+and after its predecessors complete (4). For (2), let x_j(t) be j's processing rate: 0 <= x_j <= μ_j
+and Σ_j x_j <= μ. Its mean busy time M_j = (1/p_j) ∫ t x_j(t) dt is at most C_j − p_j/(2μ_j) (the
+latest the work can sit is at rate μ_j just before C_j), and Σ_{j∈S} p_j M_j = ∫ t Σ_S x_j dt is at
+least P(S)²/(2μ) (the work of S done as early as the total rate μ allows). Adding up gives (2).
+
+Substituting d_j = C_j − p_j/(2μ_j) turns (2) into Σ_{j∈S} p_j d_j >= P(S)²/(2μ), and since
+P(S)²/(2μ) = max_t (t P(S) − μ t²/2), family (2) is equivalent to one inequality per time t::
+
+    Σ_j p_j (t − d_j)^+ <= μ t²/2            for every t >= 0           (2')
+
+:class:`QueyranneCuts` adds both kinds lazily: prefix cuts (members of (2), found by the oracle)
+and *fluid cuts* (2') at the times t = P(S)/μ of the most violated prefixes, written with one
+auxiliary u_j >= (t − d_j)^+ per job. A fluid cut is implied by (2), so it leaves the LP's optimum
+unchanged; it covers at once every set whose mean busy times straddle t, which is what makes the
+loop converge in few rounds when precedence constraints interleave the jobs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import count
+
+import numpy as np
+import pyomo.environ as pyo
+
+from schedrelax.instances import RelatedInstance
+
+CUT_MODES = ("most", "prefixes", "fluid")
+"""What :class:`QueyranneCuts` adds per round: ``"most"`` the most violated prefix (Definition 1
+as the paper states it), ``"prefixes"`` every violated prefix (one running-sum chain),
+``"fluid"`` every violated prefix plus fluid cuts (2') at the worst local maxima."""
+
+
+# --------------------------------------------------------------------------------------------
+# The data of LP-Schedule
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class ScheduleLPData:
+    """The numbers LP-Schedule reads from a related instance (paper 004 §II notation).
+
+    ``lower`` is the largest right-hand side constraints (3)-(4) imply for each C_j: the longest
+    path through the DAG with node lengths p_j/μ_j, starting from the release times.
+    """
+
+    p: np.ndarray
+    mu_j: np.ndarray
+    mu: float
+    weights: np.ndarray
+    release: np.ndarray
+    edges: np.ndarray
+    lower: np.ndarray = field(repr=False)
+
+    @classmethod
+    def of(cls, instance: RelatedInstance) -> ScheduleLPData:
+        p, mu_j = instance.p, instance.mu_j
+        edges = np.asarray(instance.edges, dtype=np.int64).reshape(-1, 2)
+        return cls(p, mu_j, instance.mu, instance.weights, instance.release, edges,
+                   completion_lower_bounds(p / mu_j, instance.release, edges))
+
+    @property
+    def n(self) -> int:
+        return len(self.p)
+
+
+def completion_lower_bounds(length: np.ndarray, release: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """Paper 004 (3)-(4) chained: C_j >= length_j + max(r_j, max over predecessors of their bound)."""
+    n = len(length)
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = np.zeros(n, dtype=np.int64)
+    for a, b in edges.tolist():
+        succ[a].append(b)
+        indeg[b] += 1
+    start = np.asarray(release, dtype=float).copy()
+    bound = np.empty(n)
+    ready = np.flatnonzero(indeg == 0).tolist()
+    while ready:
+        j = ready.pop()
+        bound[j] = start[j] + length[j]
+        for s in succ[j]:
+            start[s] = max(start[s], bound[j])
+            indeg[s] -= 1
+            if indeg[s] == 0:
+                ready.append(s)
+    return bound
+
+
+def queyranne_rhs(p: np.ndarray, mu_j: np.ndarray, mu: float) -> float:
+    """f(S) of paper 004 §III-A for the jobs with sizes *p* and speeds *mu_j*."""
+    return float(np.sum(p * p / (2 * mu_j)) + np.sum(p) ** 2 / (2 * mu))
+
+
+# --------------------------------------------------------------------------------------------
+# The separation oracle
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PrefixViolations:
+    """The prefixes {τ(1), ..., τ(k)} of Definition 1 and how far C violates (2) on each.
+
+    ``order`` is τ; ``rhs[k]`` is f of the prefix of length k+1, ``lhs[k]`` its Σ p_j C_j, so
+    ``violation = rhs − lhs`` is V of Definition 1 and ``relative = violation / rhs``.
+    """
+
+    order: np.ndarray
+    rhs: np.ndarray
+    lhs: np.ndarray
+
+    @property
+    def violation(self) -> np.ndarray:
+        return self.rhs - self.lhs
+
+    @property
+    def relative(self) -> np.ndarray:
+        return self.violation / self.rhs
+
+    @property
+    def most_violated(self) -> int:
+        """Index k of the prefix with the largest V (the S* of Definition 1 is order[:k+1])."""
+        return int(np.argmax(self.violation))
+
+    def violated(self, tol: float = 0.0) -> np.ndarray:
+        """Indices k of the prefixes violated by more than *tol* relative to f."""
+        return np.flatnonzero(self.relative > tol)
+
+
+def queyranne_separation(C: np.ndarray, p: np.ndarray, mu_j: np.ndarray, mu: float) -> PrefixViolations:
+    """Definition 1 and Lemma 1 of paper 004 §III-B: every prefix of the order of C_j − p_j/(2μ_j).
+
+    O(n log n) (one sort, then prefix sums). By Lemma 1 the most violated set of (2) is one of
+    these prefixes: with d_j = C_j − p_j/(2μ_j), V(S) = P(S)²/(2μ) − Σ_S p_j d_j, and at a
+    maximiser S* adding a job y outside changes V by p_y (P(S*)/μ + p_y/(2μ) − d_y) <= 0 while
+    removing x inside changes it by −p_x (P(S*)/μ − p_x/(2μ) − d_x) <= 0, so
+    d_x < P(S*)/μ < d_y: S* is a prefix of the order of d whatever the ties. (This needs
+    V(S*) >= 0 = V(empty set) for the removals; when no set is violated no prefix is either,
+    which is all a separation oracle must tell.)
+    """
+    C = np.asarray(C, dtype=float)
+    order = np.argsort(C - p / (2 * mu_j), kind="stable")
+    ps = p[order]
+    rhs = np.cumsum(ps * ps / (2 * mu_j[order])) + np.cumsum(ps) ** 2 / (2 * mu)
+    lhs = np.cumsum(ps * C[order])
+    return PrefixViolations(order, rhs, lhs)
+
+
+def max_subset_violation(C: np.ndarray, p: np.ndarray, mu_j: np.ndarray, mu: float, *, relative: bool = True) -> float:
+    """Brute force over all 2^n − 1 job sets: the largest violation of (2), V(S) = f(S) − Σ_S p_j C_j,
+    divided by f(S) unless ``relative=False``.
+
+    The check that makes Lemma 1 visible: the absolute maximum must equal the oracle's best
+    prefix, and a solved LP's relative maximum must be within its tolerance. n <= 20.
+    """
+    n = len(p)
+    if n > 20:
+        raise ValueError(f"max_subset_violation enumerates 2^n sets; n = {n} is too many (at most 20)")
+    masks = np.arange(1, 2 ** n, dtype=np.int64)
+    member = ((masks[:, None] >> np.arange(n)) & 1).astype(float)
+    rhs = member @ (p * p / (2 * mu_j)) + (member @ p) ** 2 / (2 * mu)
+    V = rhs - member @ (p * np.asarray(C, dtype=float))
+    return float(np.max(V / rhs if relative else V))
+
+
+# --------------------------------------------------------------------------------------------
+# The model
+# --------------------------------------------------------------------------------------------
+
+def smith_order(weights: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Jobs by Smith's ratio w_j/p_j, largest first, ties by index (weight-0 jobs last)."""
+    return np.lexsort((np.arange(len(p)), -(weights / p)))
+
+
+def build_lp_schedule(instance: RelatedInstance, *, seed_chain: bool = True) -> pyo.ConcreteModel:
+    """LP-Schedule (1), (3), (4) of paper 004 §III-A; family (2) is left to :class:`QueyranneCuts`.
+
+    ``m.C[j]`` is job j's completion time, bounded below by (3) (a variable bound, not a row);
+    ``m.precedence`` holds (4); ``m.obj`` is (1). With ``seed_chain`` the model starts with every
+    prefix of Smith's ratio order as a running-sum chain (``m.smith_chain``): the optimum without
+    precedence and release constraints when every μ_j = μ, and a good start otherwise, in O(n)
+    nonzeros. ``m.lp_data`` keeps the :class:`ScheduleLPData` the cuts read.
+    """
+    data = ScheduleLPData.of(instance)
+    n = data.n
+    m = pyo.ConcreteModel(name=f"LP-Schedule {instance.name}".strip())
+    m.lp_data = data
+    m.J = pyo.RangeSet(0, n - 1)
+    lb = (data.p / data.mu_j + data.release).tolist()
+    # Starting values at the (3) bound: a job of weight 0 in no row is no column for the solver,
+    # and keeps this value.
+    m.C = pyo.Var(m.J, bounds=lambda _, j: (lb[j], None), initialize=lambda _, j: lb[j])
+    a, b = data.edges[:, 0].tolist(), data.edges[:, 1].tolist()
+    gap = (data.p / data.mu_j).tolist()
+    m.precedence = pyo.Constraint(range(len(a)), rule=lambda m, e: m.C[b[e]] - m.C[a[e]] >= gap[b[e]])
+    w = data.weights.tolist()
+    m.obj = pyo.Objective(expr=sum(w[j] * m.C[j] for j in range(n)))
+    if seed_chain:
+        order = smith_order(data.weights, data.p)
+        ps = data.p[order]
+        rhs = np.cumsum(ps * ps / (2 * data.mu_j[order])) + np.cumsum(ps) ** 2 / (2 * data.mu)
+        m.smith_chain = pyo.Block()
+        rows = _add_chain(m.smith_chain, m.C, order, np.arange(n), rhs, data.p, 1.0 / data.p.sum())
+        m.smith_chain.link = pyo.Constraint(range(n), rule=lambda _, i: rows[i])
+    return m
+
+
+def _add_chain(block: pyo.Block, C, order: np.ndarray, ends: np.ndarray, rhs: np.ndarray, p: np.ndarray,
+               scale: float) -> list:
+    """Prefix constraints of *order* ending at positions *ends*, as a running sum.
+
+    z_i = z_{i-1} + Σ_{segment i} scale p_j C_j with z_i >= scale f(prefix ends[i]): O(n)
+    nonzeros for any number of nested prefixes (each written out would cost O(n) alone).
+    ``rhs[k]`` is f of the prefix of length k+1. Adds ``block.z`` and returns the link rows
+    as relational expressions (a caller adding them to a model's constraint list).
+    """
+    q = len(ends)
+    low = (scale * rhs[ends]).tolist()
+    block.z = pyo.Var(range(q), bounds=lambda _, i: (low[i], None))
+    starts = np.r_[0, ends[:-1] + 1]
+    rows = []
+    for i in range(q):
+        seg = order[starts[i]:ends[i] + 1].tolist()
+        coef = (scale * p[seg]).tolist()
+        expr = block.z[i] - sum(c * C[j] for c, j in zip(coef, seg))
+        if i:
+            expr = expr - block.z[i - 1]
+        rows.append(expr == 0)
+    return rows
+
+
+@dataclass(frozen=True, eq=False)
+class LPScheduleSolution:
+    """An LP-Schedule solution read back to numpy: completion times C and objective Σ w_j C_j."""
+
+    C: np.ndarray
+    objective: float
+
+
+def lp_schedule_solution(model: pyo.ConcreteModel) -> LPScheduleSolution:
+    """The completion times of a solved LP-Schedule model and its objective (1)."""
+    C = np.fromiter((model.C[j].value for j in model.J), dtype=float, count=len(model.J))
+    return LPScheduleSolution(C, float(model.lp_data.weights @ C))
+
+
+def smith_rule_lp(instance: RelatedInstance) -> LPScheduleSolution | None:
+    """LP-Schedule solved exactly by Smith's ratio rule, when that is exact; else None.
+
+    In y_j = p_j C_j, family (2) reads y(S) >= f(S) with f supermodular, so minimising
+    Σ (w_j/p_j) y_j over it is the polymatroid greedy: jobs by w_j/p_j, largest first, each
+    y = f(prefix) − f(previous prefix), i.e. C_k = p_k/(2μ_k) + (P_k − p_k/2)/μ. That point is the
+    LP optimum when there are no precedence constraints (4), every release time is 0 and it
+    satisfies (3) — always when every μ_j = μ (every job has at least m tasks), since then
+    C_k = P_k/μ >= p_k/μ. O(n log n).
+    """
+    if len(instance.edges) or np.any(instance.release > 0):
+        return None
+    p, mu_j, mu = instance.p, instance.mu_j, instance.mu
+    order = smith_order(instance.weights, p)
+    ps = p[order]
+    C = np.empty_like(p)
+    C[order] = ps / (2 * mu_j[order]) + (np.cumsum(ps) - ps / 2) / mu
+    lb = p / mu_j
+    if np.any(C < lb * (1 - 1e-12)):
+        return None
+    C = np.maximum(C, lb)  # rounding only: the greedy point already meets (3)
+    return LPScheduleSolution(C, float(instance.weights @ C))
+
+
+# --------------------------------------------------------------------------------------------
+# Cuts for the cutting-plane loop
+# --------------------------------------------------------------------------------------------
+
+class QueyranneCuts:
+    """The separation of family (2) for :func:`schedrelax.solvers.cutting_planes` (paper 004 §III-B).
+
+    Called with the solved model, it runs :func:`queyranne_separation` on the current C and
+    returns the cuts to add, or nothing when no prefix is violated by more than ``tol`` relative
+    to f(S) — which by Lemma 1 means no set S is. ``mode`` (see :data:`CUT_MODES`):
+
+    * ``"most"``: the single most violated prefix, one dense row (Definition 1 as stated).
+    * ``"prefixes"``: every violated prefix, as one running-sum chain (new variables, O(n)).
+    * ``"fluid"``: as ``"prefixes"`` plus up to ``fluid_cuts`` fluid cuts (2') at t = P(S)/μ of
+      the most violated local maxima of V along the order, among those violated by more than
+      ``fluid_tol`` relative to f; each has one u_j per job that can be below t (d_j's lower
+      bound from (3)-(4) under t). Fluid cuts cost a row per job, so the last rounds, whose
+      violations are small, are left to the prefix chains (measured: half the rows, fewer
+      seconds, a few more rounds).
+
+    The chain and fluid cuts introduce variables, so the loop must add them without measuring
+    their violation (``filter_violated=False``); every returned cut is violated or part of a
+    violated chain. Rows are scaled to time units so one solver tolerance fits all.
+    ``prefix_cuts`` and ``fluid_cuts_added`` count what was added.
+    """
+
+    def __init__(self, model: pyo.ConcreteModel, mode: str = "fluid", *, tol: float = 1e-6, fluid_cuts: int = 3,
+                 fluid_tol: float = 1e-4):
+        if mode not in CUT_MODES:
+            raise ValueError(f"mode must be one of {', '.join(CUT_MODES)}; got {mode!r}")
+        if not tol >= 0 or not fluid_tol >= 0:
+            raise ValueError(f"tol and fluid_tol must be >= 0, got {tol!r} and {fluid_tol!r}")
+        if isinstance(fluid_cuts, bool) or not isinstance(fluid_cuts, int) or fluid_cuts < 0:
+            raise ValueError(f"fluid_cuts must be a whole number >= 0, got {fluid_cuts!r}")
+        self.data: ScheduleLPData = model.lp_data
+        self.mode, self.tol, self.fluid_cuts, self.fluid_tol = mode, tol, fluid_cuts, fluid_tol
+        self.scale = 1.0 / float(self.data.p.sum())
+        # d_j can never be below this: the fluid cut at t needs u_j only for jobs under t.
+        self.d_lower = self.data.lower - self.data.p / (2 * self.data.mu_j)
+        self.prefix_cuts = 0
+        self.fluid_cuts_added = 0
+        self._names = count()
+
+    def __call__(self, model: pyo.ConcreteModel) -> list:
+        d = self.data
+        C = lp_schedule_solution(model).C
+        sep = queyranne_separation(C, d.p, d.mu_j, d.mu)
+        violated = sep.violated(self.tol)
+        if not len(violated):
+            return []
+        if self.mode == "most":
+            k = sep.most_violated
+            S = sep.order[:k + 1]
+            P = float(d.p[S].sum())
+            coef = (d.p[S] / P).tolist()
+            self.prefix_cuts += 1
+            return [(sum(c * model.C[j] for c, j in zip(coef, S.tolist())), float(sep.rhs[k]) / P)]
+        block = pyo.Block()
+        model.add_component(f"queyranne_round_{next(self._names)}", block)
+        cuts = _add_chain(block, model.C, sep.order, violated, sep.rhs, d.p, self.scale)
+        self.prefix_cuts += len(violated)
+        if self.mode == "fluid":
+            cuts += self._fluid(block, model, sep, violated)
+        return cuts
+
+    def _fluid(self, block: pyo.Block, model: pyo.ConcreteModel, sep: PrefixViolations, violated: np.ndarray) -> list:
+        """Fluid cuts (2') at the worst local maxima of V among the violated prefixes."""
+        d = self.data
+        V = sep.violation
+        n = len(V)
+        k = violated[sep.relative[violated] > self.fluid_tol]
+        peak = k[((k == 0) | (V[k] >= V[np.maximum(k - 1, 0)])) & ((k == n - 1) | (V[k] >= V[np.minimum(k + 1, n - 1)]))]
+        peak = peak[np.argsort(-sep.relative[peak], kind="stable")][:self.fluid_cuts]
+        times = np.cumsum(d.p[sep.order])[peak] / d.mu
+        cuts = []
+        half = (d.p / (2 * d.mu_j)).tolist()
+        block.fluid = pyo.Block(range(len(times)))
+        for i, t in enumerate(times.tolist()):
+            J = np.flatnonzero(self.d_lower < t).tolist()
+            sub = block.fluid[i]
+            sub.u = pyo.Var(J, bounds=(0, None))
+            # u_j >= t − d_j  <=>  u_j + C_j >= t + p_j/(2μ_j)
+            cuts += [(sub.u[j] + model.C[j], t + half[j]) for j in J]
+            scale = 1.0 / (d.mu * t)
+            cuts.append(sum(float(d.p[j]) * scale * sub.u[j] for j in J) <= t / 2)
+            self.fluid_cuts_added += 1
+        return cuts

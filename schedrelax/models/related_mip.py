@@ -1,0 +1,115 @@
+"""The exact MIP of paper 004's problem (§II, papers/004_b4873590af578e8a.txt) for small instances.
+
+Exact for: non-preemptive tasks on related machines (task t of job j takes p_{j,t}/v_i on machine
+i, one task per machine at a time), the tasks of a job free to run in parallel or on one machine in
+sequence, job release times, a job precedence DAG (no task of j2 starts before every task of j1
+has completed), objective Σ w_j C_j. Its optimum (at ``mip_gap=0``) is the optimum of the
+scheduling problem; the model stops being practical at about a dozen tasks.
+
+Disjunctive (big-M) formulation over tasks t = 0..T-1 (global task order of the instance):
+
+* x[t, i] binary, t runs on machine i; Σ_i x[t, i] = 1.
+* s[t] >= r_j its start; the task ends at s[t] + Σ_i (p_t/v_i) x[t, i] <= C_j.
+* s[t] >= C_j' for every edge (j', j).
+* For two tasks t < u whose jobs the DAG does not already order, y[t, u] = 1 if t goes first;
+  for every machine i, with H the horizon:
+  s[u] >= s[t] + p_t/v_i − H (1 − y) − H (2 − x[t, i] − x[u, i]) and the mirror row.
+
+The horizon H = max_j r_j + Σ_t p_t / min_i v_i contains an optimal schedule: shifting every task
+of an optimal schedule as early as its machine sequence, release and predecessors allow keeps it
+optimal, and then each task starts at a release time or at the end of another task, so the
+makespan is at most the latest release plus every task once on the slowest machine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyomo.environ as pyo
+
+from schedrelax.instances import RelatedInstance
+from schedrelax.models.queyranne import ScheduleLPData
+
+
+def mip_horizon(instance: RelatedInstance) -> float:
+    """H of the module docstring: every task once on the slowest machine after the last release."""
+    return float(instance.release.max() + instance.task_size.sum() / np.min(instance.speeds))
+
+
+def _ancestors(n: int, edges: np.ndarray) -> np.ndarray:
+    """reach[a, b] is True when job a must complete before job b starts (a path a -> b)."""
+    reach = np.zeros((n, n), dtype=bool)
+    reach[edges[:, 0], edges[:, 1]] = True
+    for k in range(n):  # Warshall: tiny n only
+        reach |= reach[:, [k]] & reach[[k], :]
+    return reach
+
+
+def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
+    """The disjunctive MIP of the module docstring; ``m.obj`` is Σ w_j C_j in the instance's units.
+
+    C_j also gets the lower bound LP-Schedule's (3)-(4) imply (valid for every schedule): it
+    changes no optimum and tightens the MIP's own relaxation.
+    """
+    T, m_count, n = instance.n_tasks, instance.n_machines, instance.n_jobs
+    size = instance.task_size
+    speeds = np.asarray(instance.speeds, dtype=float)
+    job = instance.task_job
+    H = mip_horizon(instance)
+    dur = size[:, None] / speeds[None, :]
+    lower = ScheduleLPData.of(instance).lower
+    reach = _ancestors(n, instance.edges)
+    pairs = [(t, u) for t in range(T) for u in range(t + 1, T)
+             if not reach[job[t], job[u]] and not reach[job[u], job[t]]]
+
+    m = pyo.ConcreteModel(name=f"related MIP {instance.name}".strip())
+    m.T = pyo.RangeSet(0, T - 1)
+    m.M = pyo.RangeSet(0, m_count - 1)
+    m.J = pyo.RangeSet(0, n - 1)
+    rel = instance.release
+    m.x = pyo.Var(m.T, m.M, within=pyo.Binary)
+    m.s = pyo.Var(m.T, bounds=lambda _, t: (float(rel[job[t]]), H))
+    m.C = pyo.Var(m.J, bounds=lambda _, j: (float(lower[j]), H + float(dur.max())))
+    m.pairs = pyo.Set(initialize=pairs, dimen=2)
+    m.y = pyo.Var(m.pairs, within=pyo.Binary)
+    m.one_machine = pyo.Constraint(m.T, rule=lambda m, t: sum(m.x[t, i] for i in m.M) == 1)
+
+    def end(m, t):
+        return m.s[t] + sum(float(dur[t, i]) * m.x[t, i] for i in m.M)
+
+    m.completion = pyo.Constraint(m.T, rule=lambda m, t: m.C[int(job[t])] >= end(m, t))
+    prec = [(a, t) for a, b in instance.edges.tolist() for t in range(instance.job_offset[b], instance.job_offset[b + 1])]
+    m.precedence = pyo.Constraint(range(len(prec)), rule=lambda m, k: m.s[prec[k][1]] >= m.C[prec[k][0]])
+
+    def before(m, t, u, i):  # t first on machine i
+        both = 2 - m.x[t, i] - m.x[u, i]
+        return m.s[u] >= m.s[t] + float(dur[t, i]) - H * (1 - m.y[t, u]) - H * both
+
+    def after(m, t, u, i):  # u first on machine i
+        both = 2 - m.x[t, i] - m.x[u, i]
+        return m.s[t] >= m.s[u] + float(dur[u, i]) - H * m.y[t, u] - H * both
+
+    m.t_first = pyo.Constraint(m.pairs, m.M, rule=before)
+    m.u_first = pyo.Constraint(m.pairs, m.M, rule=after)
+    w = instance.weights.tolist()
+    m.obj = pyo.Objective(expr=sum(w[j] * m.C[j] for j in m.J))
+    return m
+
+
+@dataclass(frozen=True, eq=False)
+class RelatedMIPSolution:
+    """A solved MIP read back: each task's machine and start time, each job's completion time."""
+
+    machine: np.ndarray
+    start: np.ndarray
+    completion: np.ndarray
+
+
+def related_mip_solution(model: pyo.ConcreteModel) -> RelatedMIPSolution:
+    """The machine (largest x, robust to integrality tolerance) and start of every task."""
+    T, M = len(model.T), len(model.M)
+    x = np.array([[model.x[t, i].value for i in range(M)] for t in range(T)], dtype=float)
+    start = np.array([model.s[t].value for t in range(T)], dtype=float)
+    C = np.array([model.C[j].value for j in model.J], dtype=float)
+    return RelatedMIPSolution(np.argmax(x, axis=1), start, C)

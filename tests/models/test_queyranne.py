@@ -1,0 +1,228 @@
+"""Tests of schedrelax.models.queyranne: LP-Schedule (paper 004 §III-A), the separation oracle of
+Definition 1 / Lemma 1 against brute force, the validity of (2)-(4) for real schedules, Smith's rule,
+and the cutting-plane loop's optimum across cut modes and solvers."""
+
+import numpy as np
+import pyomo.environ as pyo
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from schedrelax.algorithms import run
+from schedrelax.instances import RelatedInstance, RelatedJob
+from schedrelax.instances.generate import spc as spc_setting
+from schedrelax.models.queyranne import (
+    QueyranneCuts,
+    ScheduleLPData,
+    build_lp_schedule,
+    completion_lower_bounds,
+    max_subset_violation,
+    queyranne_rhs,
+    queyranne_separation,
+    smith_rule_lp,
+)
+from schedrelax.rounding.spc import solve_lp_schedule
+from tests.strategies import related_instances
+
+TOL = 1e-6  # the loop's relative tolerance on (2)
+
+
+def lp_checks(instance, C, tol=TOL):
+    """C satisfies (3), (4) and every set of (2) (brute force) within tol."""
+    d = ScheduleLPData.of(instance)
+    scale = max(1.0, float(C.max()))
+    assert np.all(C >= d.p / d.mu_j + d.release - tol * scale)
+    for a, b in d.edges.tolist():
+        assert C[b] >= C[a] + d.p[b] / d.mu_j[b] - tol * scale
+    assert max_subset_violation(C, d.p, d.mu_j, d.mu) <= tol
+
+
+# ------------------------------------------------------------------------------------ by hand
+
+def one_machine(sizes, weights, edges=(), releases=None):
+    releases = releases or [0.0] * len(sizes)
+    return RelatedInstance(speeds=[1.0], jobs=tuple(RelatedJob(tasks=[s], weight=w, release=r)
+                                                    for s, w, r in zip(sizes, weights, releases)), edges=edges)
+
+
+def test_single_machine_lp_by_hand():
+    # m = 1, μ = μ_j = 1, p = (1, 2), w = (1, 1): (2) reads C1 >= 1, 2 C2 >= 4, C1 + 2 C2 >= 7. The
+    # vertex C = (1, 3) (SPT) costs 4, the other (3, 2) costs 5: LP = 4, also Smith's rule.
+    inst = one_machine([1.0, 2.0], [1.0, 1.0])
+    lp = solve_lp_schedule(inst, use_smith=False)
+    assert lp.solution.objective == pytest.approx(4.0)
+    assert lp.solution.C == pytest.approx([1.0, 3.0])
+    assert smith_rule_lp(inst).objective == pytest.approx(4.0)
+
+
+def test_precedence_against_smith_order_by_hand():
+    # Same jobs with the edge 1 -> 0 (the long job first): (4) C0 >= C1 + 1 with C1 >= 2, and the
+    # set {0, 1} needs C0 + 2 C1 >= 7, so C = (3, 2), LP = 5 — the only order the DAG allows.
+    inst = one_machine([1.0, 2.0], [1.0, 1.0], edges=[(1, 0)])
+    lp = solve_lp_schedule(inst)
+    assert lp.method == "cutting planes"
+    assert lp.solution.C == pytest.approx([3.0, 2.0])
+    assert lp.solution.objective == pytest.approx(5.0)
+
+
+def test_release_time_constraint_3_by_hand():
+    # Job 0 (p=2) released at 5: C0 >= 7; job 1 (p=1) at 0: C1 >= 1; (2) on {0,1} (f = 2 + 0.5 + 4.5
+    # = 7) holds at (7, 1): 14 + 1 >= 7. LP = 7 + 1 = 8, the true optimum too.
+    inst = one_machine([2.0, 1.0], [1.0, 1.0], releases=[5.0, 0.0])
+    lp = solve_lp_schedule(inst)
+    assert lp.solution.objective == pytest.approx(8.0)
+
+
+def test_parallel_tasks_use_mu_j_by_hand():
+    # Speeds (2, 1): μ = 3. One job of two tasks of size 3: q = 2, μ_j = 3, p = 6, so (3) gives
+    # C >= 2 and (2) gives 6 C >= 36/6 + 36/6 = 12, the same. A single-task job of size 6 has
+    # μ_j = 2 (the fastest machine): C >= 3.
+    two = RelatedInstance(speeds=[2.0, 1.0], jobs=(RelatedJob(tasks=[3.0, 3.0]),))
+    assert solve_lp_schedule(two).solution.objective == pytest.approx(2.0)
+    one = RelatedInstance(speeds=[2.0, 1.0], jobs=(RelatedJob(tasks=[6.0]),))
+    assert solve_lp_schedule(one).solution.objective == pytest.approx(3.0)
+
+
+def test_model_holds_constraints_3_and_4_and_the_objective():
+    inst = RelatedInstance(speeds=[1.0, 2.0], jobs=(RelatedJob([2.0], 2.0, 1.0), RelatedJob([1.0, 3.0], 1.0)),
+                           edges=[(0, 1)])
+    m = build_lp_schedule(inst, seed_chain=False)
+    assert m.C[0].lb == pytest.approx(2.0 / 2.0 + 1.0)  # p/μ_j + r, μ_j = fastest speed
+    assert m.C[1].lb == pytest.approx(4.0 / 3.0)
+    assert len(m.precedence) == 1 and m.precedence[0].lower == pytest.approx(4.0 / 3.0)
+    assert m.component("smith_chain") is None
+    assert len(build_lp_schedule(inst).smith_chain.link) == 2
+
+
+def test_completion_lower_bounds_chain_3_and_4():
+    # lengths 1, 2, 3; release 0, 5, 0; edges 0 -> 2, 1 -> 2: bounds 1, 7, max(1, 7) + 3 = 10.
+    bounds = completion_lower_bounds(np.array([1.0, 2.0, 3.0]), np.array([0.0, 5.0, 0.0]), np.array([[0, 2], [1, 2]]))
+    assert bounds.tolist() == [1.0, 7.0, 10.0]
+
+
+# ------------------------------------------------------------------------------------ the oracle
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 10), st.integers(1, 4), st.integers(0, 2 ** 32 - 1))
+def test_oracle_prefix_is_the_most_violated_set(n, m, seed):
+    # Lemma 1: when some set is violated (V > 0), the largest V over all 2^n - 1 sets is attained by a
+    # prefix of the oracle's order; when none is, no prefix is (a singleton of negative V need not be
+    # a prefix: removing it would leave the empty set, which is no constraint).
+    rng = np.random.default_rng(seed)
+    speeds = rng.uniform(0.5, 3.0, m)
+    p = rng.uniform(0.5, 5.0, n)
+    mu_j = np.cumsum(np.sort(speeds)[::-1])[rng.integers(0, m, n)]
+    C = rng.uniform(0.0, 1.2 * p.sum() / speeds.sum(), n) + p / mu_j
+    sep = queyranne_separation(C, p, mu_j, speeds.sum())
+    best = max_subset_violation(C, p, mu_j, speeds.sum(), relative=False)
+    assert max(sep.violation[sep.most_violated], 0.0) == pytest.approx(max(best, 0.0), rel=1e-9, abs=1e-9)
+    k = sep.most_violated
+    assert sep.rhs[k] == pytest.approx(queyranne_rhs(p[sep.order[:k + 1]], mu_j[sep.order[:k + 1]], speeds.sum()))
+
+
+def test_oracle_orders_by_c_minus_half_processing_time():
+    sep = queyranne_separation(np.array([5.0, 3.0, 4.0]), np.array([4.0, 1.0, 1.0]), np.array([1.0, 1.0, 1.0]), 1.0)
+    assert sep.order.tolist() == [1, 0, 2]  # d = 3, 2.5, 3.5
+    assert sep.violated(0.0).tolist() == sorted(np.flatnonzero(sep.relative > 0).tolist())
+
+
+def test_brute_force_refuses_large_n():
+    with pytest.raises(ValueError, match="at most 20"):
+        max_subset_violation(np.ones(21), np.ones(21), np.ones(21), 1.0)
+
+
+# ------------------------------------------------------------------------------------ validity
+
+@settings(max_examples=40, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=5, max_tasks=3, releases=True))
+def test_every_schedules_completion_times_satisfy_2_to_4(inst):
+    # The LP is a lower bound only if (2)-(4) hold for every feasible schedule: check them,
+    # set by set, on the completion times of several schedulers' (verified) schedules.
+    for name in ("fifo", "huwf", "tetris"):
+        C = run(name, inst).evaluation.completion
+        lp_checks(inst, C, tol=1e-12)
+
+
+# ------------------------------------------------------------------------------------ the loop
+
+@settings(max_examples=30, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=7, max_tasks=3, releases=True))
+def test_final_lp_violates_no_set_of_2(inst):
+    lp = solve_lp_schedule(inst, use_smith=False)
+    assert lp.converged
+    lp_checks(inst, lp.solution.C)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_cut_modes_reach_the_same_optimum(seed):
+    inst = spc_setting(seed, n_jobs=12, tasks_per_job=(1, 6), machines=5, online=seed == 2, load=1.5)
+    values = {mode: solve_lp_schedule(inst, cuts=mode).solution.objective for mode in ("most", "prefixes", "fluid")}
+    assert values["prefixes"] == pytest.approx(values["most"], rel=1e-6)
+    assert values["fluid"] == pytest.approx(values["most"], rel=1e-6)
+    unseeded = solve_lp_schedule(inst, seed_chain=False, fluid_cuts=0)
+    assert unseeded.solution.objective == pytest.approx(values["most"], rel=1e-6)
+
+
+def test_fluid_cuts_take_fewer_rounds_than_one_cut_per_round():
+    inst = spc_setting(4, n_jobs=20, tasks_per_job=(1, 10), machines=8)
+    most = solve_lp_schedule(inst, cuts="most")
+    fluid = solve_lp_schedule(inst, cuts="fluid")
+    assert fluid.solution.objective == pytest.approx(most.solution.objective, rel=1e-6)
+    assert fluid.rounds < most.rounds
+    assert most.fluid_cuts == 0 and most.prefix_cuts == most.rounds - 1
+
+
+def test_cut_arguments_are_checked():
+    m = build_lp_schedule(one_machine([1.0], [1.0]))
+    with pytest.raises(ValueError, match="mode"):
+        QueyranneCuts(m, "all")
+    with pytest.raises(ValueError, match="fluid_cuts"):
+        QueyranneCuts(m, fluid_cuts=-1)
+
+
+@pytest.mark.solver("cvxpy")
+def test_cvxpy_loop_reaches_the_highs_optimum():
+    inst = spc_setting(3, n_jobs=8, tasks_per_job=(1, 6), machines=4)
+    highs = solve_lp_schedule(inst, "highs")
+    cvx = solve_lp_schedule(inst, "cvxpy")
+    assert cvx.converged
+    assert cvx.solution.objective == pytest.approx(highs.solution.objective, rel=1e-5)
+
+
+# ------------------------------------------------------------------------------------ Smith's rule
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.lists(st.tuples(st.integers(1, 6), st.integers(0, 3)), min_size=1, max_size=8),
+       st.integers(0, 2 ** 32 - 1))
+def test_smith_rule_is_the_lp_optimum_when_every_mu_j_is_mu(m, jobs, seed):
+    # Every job has at least m tasks, so μ_j = μ; no edges, no releases: the greedy is exact.
+    rng = np.random.default_rng(seed)
+    speeds = rng.choice([0.5, 1.0, 2.0, 4.0], m)
+    inst = RelatedInstance(speeds=speeds, jobs=tuple(
+        RelatedJob(tasks=rng.integers(1, 6, m + extra).astype(float), weight=float(w)) for extra, w in jobs))
+    exact = smith_rule_lp(inst)
+    assert exact is not None
+    lp = solve_lp_schedule(inst, use_smith=False)
+    assert exact.objective == pytest.approx(lp.solution.objective, rel=1e-6, abs=1e-9)
+    lp_checks(inst, exact.C, tol=1e-9)
+
+
+def test_smith_rule_declines_when_constraint_3_binds():
+    # Single-task jobs on 2 machines: μ_j = 2 < μ = 3; the greedy gives the first job
+    # p/(2·2) + p/(2·3) < p/2, below (3), so the LP is strictly larger and Smith's rule says None.
+    inst = RelatedInstance(speeds=[2.0, 1.0], jobs=(RelatedJob([4.0], 1.0), RelatedJob([2.0], 1.0)))
+    assert smith_rule_lp(inst) is None
+    assert one_machine([1.0], [1.0], edges=()).n_jobs == 1
+    assert smith_rule_lp(RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0]), RelatedJob([1.0])),
+                                         edges=[(0, 1)])) is None
+    assert smith_rule_lp(one_machine([1.0], [1.0], releases=[1.0])) is None
+    lp = solve_lp_schedule(inst)
+    assert lp.method == "cutting planes"
+    lp_checks(inst, lp.solution.C)
+
+
+def test_lp_model_objective_is_in_instance_units():
+    inst = one_machine([1.0, 2.0], [2.0, 3.0])
+    m = build_lp_schedule(inst)
+    for j, c in enumerate([1.0, 3.0]):
+        m.C[j].set_value(c)
+    assert pyo.value(m.obj) == pytest.approx(2.0 * 1.0 + 3.0 * 3.0)
