@@ -257,7 +257,7 @@ def lp_schedule_solution(model: pyo.ConcreteModel) -> LPScheduleSolution:
 
 
 def smith_rule_lp(instance: RelatedInstance) -> LPScheduleSolution | None:
-    """LP-Schedule solved exactly by Smith's ratio rule, when that is exact; else None.
+    """Paper 004's LP-Schedule solved by Smith's ratio rule (the polymatroid greedy) when that is exact; else None.
 
     In y_j = p_j C_j, family (2) reads y(S) >= f(S) with f supermodular, so minimising
     Σ (w_j/p_j) y_j over it is the polymatroid greedy: jobs by w_j/p_j, largest first, each
@@ -297,8 +297,8 @@ class QueyranneCuts:
       the most violated local maxima of V along the order, among those violated by more than
       ``fluid_tol`` relative to f; each has one u_j per job that can be below t (d_j's lower
       bound from (3)-(4) under t). Fluid cuts cost a row per job, so the last rounds, whose
-      violations are small, are left to the prefix chains (measured: half the rows, fewer
-      seconds, a few more rounds).
+      violations are small, are left to the prefix chains (measured on 5,000 jobs: 20 s with
+      ``fluid_tol`` 1e-5, 32 s with fluid cuts in every round, 32 s with 1e-4).
 
     The chain and fluid cuts introduce variables, so the loop must add them without measuring
     their violation (``filter_violated=False``); every returned cut is violated or part of a
@@ -307,7 +307,7 @@ class QueyranneCuts:
     """
 
     def __init__(self, model: pyo.ConcreteModel, mode: str = "fluid", *, tol: float = 1e-6, fluid_cuts: int = 3,
-                 fluid_tol: float = 1e-4):
+                 fluid_tol: float = 1e-5):
         if mode not in CUT_MODES:
             raise ValueError(f"mode must be one of {', '.join(CUT_MODES)}; got {mode!r}")
         if not tol >= 0 or not fluid_tol >= 0:
@@ -351,7 +351,9 @@ class QueyranneCuts:
         V = sep.violation
         n = len(V)
         k = violated[sep.relative[violated] > self.fluid_tol]
-        peak = k[((k == 0) | (V[k] >= V[np.maximum(k - 1, 0)])) & ((k == n - 1) | (V[k] >= V[np.minimum(k + 1, n - 1)]))]
+        rises = (k == 0) | (V[k] >= V[np.maximum(k - 1, 0)])
+        falls = (k == n - 1) | (V[k] >= V[np.minimum(k + 1, n - 1)])
+        peak = k[rises & falls]
         peak = peak[np.argsort(-sep.relative[peak], kind="stable")][:self.fluid_cuts]
         times = np.cumsum(d.p[sep.order])[peak] / d.mu
         cuts = []

@@ -4,16 +4,20 @@ Exact for: non-preemptive tasks on related machines (task t of job j takes p_{j,
 i, one task per machine at a time), the tasks of a job free to run in parallel or on one machine in
 sequence, job release times, a job precedence DAG (no task of j2 starts before every task of j1
 has completed), objective Σ w_j C_j. Its optimum (at ``mip_gap=0``) is the optimum of the
-scheduling problem; the model stops being practical at about a dozen tasks.
+scheduling problem. Measured with HiGHS on 2 cores: 6-10 tasks on 3 machines in 0.1-8 s; 11 tasks
+on 6 machines still had a 5 % gap after a minute. Use it on hypothesis-sized instances.
 
 Disjunctive (big-M) formulation over tasks t = 0..T-1 (global task order of the instance):
 
 * x[t, i] binary, t runs on machine i; Σ_i x[t, i] = 1.
-* s[t] >= r_j its start; the task ends at s[t] + Σ_i (p_t/v_i) x[t, i] <= C_j.
-* s[t] >= C_j' for every edge (j', j).
+* S_j >= r_j, S_j >= C_j' for every edge (j', j): when job j may start; s[t] >= S_j.
+* The task ends at s[t] + Σ_i (p_t/v_i) x[t, i] <= C_j.
 * For two tasks t < u whose jobs the DAG does not already order, y[t, u] = 1 if t goes first;
   for every machine i, with H the horizon:
   s[u] >= s[t] + p_t/v_i − H (1 − y) − H (2 − x[t, i] − x[u, i]) and the mirror row.
+* Valid rows that only tighten the relaxation: C_j >= S_j + Σ_{t∈j} (p_t/v_i) x[t, i] for each
+  machine i (a job's tasks on one machine run one after another), C_j at least LP-Schedule's
+  (3)-(4) bound, and two equal tasks of one job in index order (they are interchangeable).
 
 The horizon H = max_j r_j + Σ_t p_t / min_i v_i contains an optimal schedule: shifting every task
 of an optimal schedule as early as its machine sequence, release and predecessors allow keeps it
@@ -79,8 +83,15 @@ def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
         return m.s[t] + sum(float(dur[t, i]) * m.x[t, i] for i in m.M)
 
     m.completion = pyo.Constraint(m.T, rule=lambda m, t: m.C[int(job[t])] >= end(m, t))
-    prec = [(a, t) for a, b in instance.edges.tolist() for t in range(instance.job_offset[b], instance.job_offset[b + 1])]
-    m.precedence = pyo.Constraint(range(len(prec)), rule=lambda m, k: m.s[prec[k][1]] >= m.C[prec[k][0]])
+    # S_j: when job j may start (release, predecessors); its tasks start no earlier.
+    m.S = pyo.Var(m.J, bounds=lambda _, j: (float(rel[j]), H))
+    m.task_start = pyo.Constraint(m.T, rule=lambda m, t: m.s[t] >= m.S[int(job[t])])
+    E = instance.edges.tolist()
+    m.precedence = pyo.Constraint(range(len(E)), rule=lambda m, e: m.S[E[e][1]] >= m.C[E[e][0]])
+    # Valid, and tightens the relaxation: a job's tasks on one machine run one after another.
+    first = instance.job_offset
+    m.job_load = pyo.Constraint(m.J, m.M, rule=lambda m, j, i: m.C[j] >= m.S[j] + sum(
+        float(dur[t, i]) * m.x[t, i] for t in range(first[j], first[j + 1])))
 
     def before(m, t, u, i):  # t first on machine i
         both = 2 - m.x[t, i] - m.x[u, i]
@@ -92,6 +103,12 @@ def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
 
     m.t_first = pyo.Constraint(m.pairs, m.M, rule=before)
     m.u_first = pyo.Constraint(m.pairs, m.M, rule=after)
+    # Two equal tasks of one job are interchangeable: keep only the schedules where the lower
+    # index starts no later (and goes first when they share a machine).
+    twins = [(t, u) for t, u in pairs if job[t] == job[u] and size[t] == size[u]]
+    m.twins = pyo.Constraint(range(len(twins)), rule=lambda m, k: m.s[twins[k][0]] <= m.s[twins[k][1]])
+    for t, u in twins:
+        m.y[t, u].fix(1)
     w = instance.weights.tolist()
     m.obj = pyo.Objective(expr=sum(w[j] * m.C[j] for j in m.J))
     return m

@@ -50,14 +50,15 @@ class LPScheduleResult:
 
 
 def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts: str = "fluid", tol: float = 1e-6,
-                      fluid_cuts: int = 3, fluid_tol: float = 1e-4, seed_chain: bool = True, use_smith: bool = True,
+                      fluid_cuts: int = 3, fluid_tol: float = 1e-5, seed_chain: bool = True, use_smith: bool = True,
                       max_rounds: int | None = None, time_limit: float | None = None) -> LPScheduleResult:
     """Paper 004 §III-A/B: the optimum of LP-Schedule (1)-(4).
 
     With ``use_smith`` and an instance where Smith's rule is exact (:func:`smith_rule_lp`), that
     O(n log n) answer; otherwise the cutting-plane loop with :class:`QueyranneCuts` (``cuts`` one
     of :data:`CUT_MODES`, ``fluid_cuts`` and ``fluid_tol`` as there), stopped when no set of (2)
-    is violated by more than ``tol`` relative to f(S). ``max_rounds`` defaults to 10 n + 100 (the one-cut-per-round loop needs about 2 n).
+    is violated by more than ``tol`` relative to f(S). ``max_rounds`` defaults to 10 n + 100 (the
+    one-cut-per-round loop needs about 2 n).
     HiGHS re-solves warm from its basis; other solvers rebuild the model each round.
     """
     start = time.perf_counter()
@@ -186,11 +187,12 @@ def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | No
     n = instance.n_jobs
     priority = np.full(n, np.inf)
     priority[sources[lp_order(phase, lp.solution.C)]] = np.arange(len(sources))
-    # A later job comes right after its last predecessor: its priority sits just above theirs.
+    # A later job inherits its latest predecessor's rank, so it is listed as soon as it is ready,
+    # before the next source.
     for j in topological_order(n, instance.edges, np.zeros(n)).tolist():
         preds = instance.edges[instance.edges[:, 1] == j, 0]
         if len(preds):
-            priority[j] = priority[preds].max() + 0.5
+            priority[j] = priority[preds].max()
     order = topological_order(n, instance.edges, priority)
     is_source = np.zeros(n, dtype=bool)
     is_source[sources] = True
@@ -200,7 +202,7 @@ def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | No
 
 
 @register("mip", "related", "exact disjunctive MIP: non-preemptive tasks, related machines, DAG, releases "
-          "(about a dozen tasks)", uses_solver=True, paper="004 §II")
+          "(up to about 10 tasks)", uses_solver=True, paper="004 §II")
 def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
                 time_limit: float | None = None) -> Result:
     """The optimum of paper 004's problem from :func:`schedrelax.models.related_mip.build_related_mip`.

@@ -210,7 +210,8 @@ def _component_list(instance: RelatedInstance, key: np.ndarray, component: np.nd
     np.minimum.at(first_job, component, np.arange(instance.n_jobs))
     rank = np.empty(len(key), dtype=np.int64)
     rank[np.lexsort((first_job, key))] = np.arange(len(key))
-    return topological_order(instance.n_jobs, instance.edges, rank[component] * instance.n_jobs + np.arange(instance.n_jobs))
+    n = instance.n_jobs
+    return topological_order(n, instance.edges, rank[component] * n + np.arange(n))
 
 
 @register("huwf", "related", "High Unit Weight First: MapReduce jobs by weight / execution time, tasks to the "

@@ -211,13 +211,16 @@ def test_smith_rule_declines_when_constraint_3_binds():
     # p/(2·2) + p/(2·3) < p/2, below (3), so the LP is strictly larger and Smith's rule says None.
     inst = RelatedInstance(speeds=[2.0, 1.0], jobs=(RelatedJob([4.0], 1.0), RelatedJob([2.0], 1.0)))
     assert smith_rule_lp(inst) is None
-    assert one_machine([1.0], [1.0], edges=()).n_jobs == 1
+    # Precedence or a positive release time: not the greedy's problem any more.
     assert smith_rule_lp(RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0]), RelatedJob([1.0])),
                                          edges=[(0, 1)])) is None
     assert smith_rule_lp(one_machine([1.0], [1.0], releases=[1.0])) is None
     lp = solve_lp_schedule(inst)
     assert lp.method == "cutting planes"
     lp_checks(inst, lp.solution.C)
+    # By hand: C1 >= 1 (3), then {0, 1}: 4 C0 + 2 C1 >= 11 gives C0 >= 2.25: LP = 3.25, above the
+    # greedy's 2.333 + 0.833 = 3.167 (whose C1 breaks (3)).
+    assert lp.solution.objective == pytest.approx(3.25)
 
 
 def test_lp_model_objective_is_in_instance_units():

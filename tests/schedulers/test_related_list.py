@@ -49,8 +49,8 @@ def test_ties_go_to_the_faster_machine_then_the_lower_index():
 def test_idle_time_for_precedence_and_release():
     # Job 0 (size 4) on one machine of speed 2 ends at 2; job 1 (edge 0 -> 1) waits for it even
     # though machine 1 is free; job 2 is released at 5 and waits on an idle cluster.
-    inst = RelatedInstance(speeds=[2.0, 1.0], jobs=(RelatedJob([4.0]), RelatedJob([1.0]), RelatedJob([1.0], release=5.0)),
-                           edges=[(0, 1)])
+    jobs = (RelatedJob([4.0]), RelatedJob([1.0]), RelatedJob([1.0], release=5.0))
+    inst = RelatedInstance(speeds=[2.0, 1.0], jobs=jobs, edges=[(0, 1)])
     s = pieces(list_schedule(inst, [0, 1, 2]))
     assert s[(0, 0)] == (0, 0.0, 2.0)
     assert s[(1, 0)][1] == pytest.approx(2.0)
