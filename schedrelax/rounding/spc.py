@@ -50,7 +50,7 @@ class LPScheduleResult:
 
 
 def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts: str = "fluid", tol: float = 1e-6,
-                      fluid_cuts: int = 3, fluid_tol: float = 1e-5, seed_chain: bool = True, use_smith: bool = True,
+                      fluid_cuts: int = 10, fluid_tol: float = 1e-5, seed_chain: bool = True, use_smith: bool = True,
                       max_rounds: int | None = None, time_limit: float | None = None) -> LPScheduleResult:
     """Paper 004 §III-A/B: the optimum of LP-Schedule (1)-(4).
 
@@ -58,8 +58,9 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     O(n log n) answer; otherwise the cutting-plane loop with :class:`QueyranneCuts` (``cuts`` one
     of :data:`CUT_MODES`, ``fluid_cuts`` and ``fluid_tol`` as there), stopped when no set of (2)
     is violated by more than ``tol`` relative to f(S). ``max_rounds`` defaults to 10 n + 100 (the
-    one-cut-per-round loop needs about 2 n).
-    HiGHS re-solves warm from its basis; other solvers rebuild the model each round.
+    one-cut-per-round loop needs about 2 n); ``time_limit`` applies to each solve, and a solve that
+    ends without an optimum raises NoOptimalSolutionError. HiGHS re-solves warm from its basis;
+    other solvers rebuild the model each round.
     """
     start = time.perf_counter()
     if use_smith and (exact := smith_rule_lp(instance)) is not None:

@@ -169,6 +169,7 @@ def test_fluid_cuts_take_fewer_rounds_than_one_cut_per_round():
     assert fluid.solution.objective == pytest.approx(most.solution.objective, rel=1e-6)
     assert fluid.rounds < most.rounds
     assert most.fluid_cuts == 0 and most.prefix_cuts == most.rounds - 1
+    assert 0 < fluid.solve_seconds <= fluid.seconds
 
 
 def test_cut_arguments_are_checked():
