@@ -52,7 +52,7 @@ from schedrelax.rounding.alpha_points import alpha_point_fraction, alpha_point_i
 from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
 from schedrelax.schedulers.greedy_deadline import PseudoJobSchedule, greedy_deadline
 from schedrelax.schedulers.mcnaughton import mcnaughton
-from schedrelax.solvers.registry import make_backend, run_backend
+from schedrelax.solvers import solve
 
 __all__ = [
     "ARC_BUDGET",
@@ -199,8 +199,7 @@ def solve_flow_lp(instance: MalleableInstance, chains: Chains, *, intervals: str
     t0 = time.perf_counter()
     model = build_flowflex_lp(instance, network=net)
     timings["build"] = time.perf_counter() - t0
-    options = {"solver": "ipm"} if solver == "highs" else {}
-    result = run_backend(make_backend(model, solver, time_limit, None, None, options)).require_optimal()
+    result = solve(model, "highs:ipm" if solver == "highs" else solver, time_limit=time_limit).require_optimal()
     timings["compile"] = result.build_seconds
     timings["solve"] = result.solve_seconds
     return flowflex_lp_solution(model), timings
