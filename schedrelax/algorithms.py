@@ -93,8 +93,20 @@ def available(family: str | None = None) -> list[AlgorithmSpec]:
             if family is None or fam == family]
 
 
+ONLINE_PREFIX = "online:"
+"""``online:<name>`` is the offline algorithm *name* re-planned as jobs arrive (schedrelax.online)."""
+
+
 def get(name: str, family: str) -> AlgorithmSpec:
-    """The algorithm *name* for *family*, or AlgorithmError listing what exists."""
+    """The algorithm *name* for *family*, or AlgorithmError listing what exists.
+
+    ``online:<name>`` resolves to :func:`schedrelax.online.simulate` around *name* (not listed by
+    :func:`available`: every algorithm of the malleable, packing and related families has one).
+    """
+    if name.startswith(ONLINE_PREFIX):
+        from schedrelax.online import online_spec  # lazy: online sits above the registry
+
+        return online_spec(name, family)
     _load_builtin()
     if name not in _REGISTRY:
         raise AlgorithmError(f"unknown algorithm {name!r}; known: {', '.join(sorted(_REGISTRY))}")

@@ -455,8 +455,8 @@ def _task_index(inst: PackingInstance | RelatedInstance, s: Schedule):
 
 
 def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
-    """Paper 003 §2: processing, packing (capacity), placement, one machine at a time per task,
-    release times; non-preemption and no migration when promised."""
+    """Paper 003 §2: processing, packing (capacity, reservations included), placement, one machine
+    at a time per task, release times; non-preemption and no migration when promised."""
     n = inst.n_jobs
     _check_common(s, n, "packing")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
@@ -481,7 +481,11 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     _check_release(s, inst.release, "job")
     done = np.bincount(g, weights=(s.end - s.start) / ptime, minlength=inst.n_tasks)
     _check_work(done, np.ones(inst.n_tasks), name, "fraction of the task")
-    _check_peak(_levels(s.machine, s.start, s.end, s.rate), inst.capacities, lambda m: f"machine {m}", "resource")
+    # Reserved room (instance reservations over [0, until)) counts as pieces in the capacity sweep.
+    nr = len(inst.reserve_machine)
+    _check_peak(_levels(np.r_[s.machine, inst.reserve_machine], np.r_[s.start, np.zeros(nr)],
+                        np.r_[s.end, inst.reserve_until], np.r_[s.rate, inst.reserve_demand]),
+                inst.capacities, lambda m: f"machine {m}" + (" (with its reservations)" if nr else ""), "resource")
     _check_peak(_levels(g, s.start, s.end, np.ones(len(s))), 1.0, lambda t: f"{name(t)} (one machine at a time)",
                 "machines")
     if "non_preemptive" in s.promises:
@@ -499,7 +503,7 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
 
 def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
     """Paper 004 §II: each task once, without preemption, on one machine for p/v, one task per
-    machine at a time, release times, precedence between jobs."""
+    machine at a time, release times, machine ready times, precedence between jobs."""
     n = inst.n_jobs
     _check_common(s, n, "related")
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
@@ -516,6 +520,12 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
         _fail(f"{name(g[i])}: runs for {_fmt(s.end[i] - s.start[i])} on machine {s.machine[i]}, but size "
               f"{_fmt(inst.task_size[g[i]])} at speed {_fmt(inst.speeds[s.machine[i]])} takes {_fmt(need[i])}")
     _check_release(s, inst.release, "job")
+    ready = inst.ready[s.machine]
+    bad = s.start < ready - _slack(ready)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        _fail(f"{name(g[i])}: starts at {_fmt(s.start[i])} on machine {s.machine[i]}, before the machine's ready "
+              f"time {_fmt(ready[i])}")
     _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s))), 1.0, lambda m: f"machine {m}", "tasks")
     first, last = _job_span(s, n)
     _check_precedence(first, last, inst.edges, lambda j: f"job {j}")

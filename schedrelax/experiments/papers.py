@@ -4,3 +4,4 @@ import schedrelax.experiments.synchpack  # noqa: F401
 import schedrelax.experiments.flex  # noqa: F401
 import schedrelax.experiments.flowflex  # noqa: F401
 import schedrelax.experiments.spc  # noqa: F401
+import schedrelax.experiments.online  # noqa: F401

@@ -38,6 +38,10 @@ Conventions every user of this module relies on:
   keeps ``inverse`` vectorised, where raising would not).
 * Bad parameters raise :class:`~schedrelax.errors.InstanceError` naming the field, the value and
   the rule; nothing is clipped or repaired.
+* ``shifted(now)`` re-bases a cost at time ``now`` for the online layer, which re-plans the work
+  that remains with time shifted so that ``now`` is 0: it returns ``(g, k)`` with
+  ``cost(now + t) == g(t) + k`` for every ``t >= 0``, ``g`` of a kind the algorithms know (deadlines
+  already passed turn into constants). ``power`` has no such form and raises ValueError.
 """
 
 from __future__ import annotations
@@ -210,6 +214,14 @@ class CostFunction(abc.ABC):
             hi = np.where(within, hi, mid)
         return lo.view(np.float64)
 
+    def shifted(self, now: float) -> tuple[CostFunction, float]:
+        """``(g, k)`` with ``self(now + t) == g(t) + k`` for all ``t >= 0`` (module docstring)."""
+        now = _number("", "now", now, bound=">= 0")
+        return (self, 0.0) if now == 0 else self._shifted(now)
+
+    def _shifted(self, now: float) -> tuple[CostFunction, float]:
+        raise ValueError(f"a {self.kind} cost cannot be re-based at a later time as g(t) + constant")
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: ``"kind"`` and every parameter (SLA lists as lists)."""
         out: dict[str, Any] = {"kind": self.kind}
@@ -235,6 +247,9 @@ class CompletionCost(CostFunction):
 
     def _evaluate(self, t):
         return self.weight * t
+
+    def _shifted(self, now):
+        return self, self.weight * now
 
     def _latest_within(self, c):
         return c / self.weight if self.weight > 0 else np.inf
@@ -266,6 +281,9 @@ class StretchCost(CostFunction):
         # t / W rather than t * (1 / W): a flow finishing at exactly its work has stretch 1.0.
         return t / self.work
 
+    def _shifted(self, now):
+        return self, now / self.work
+
     def _latest_within(self, c):
         return c * self.work
 
@@ -294,6 +312,11 @@ class TardyCost(CostFunction):
     def _evaluate(self, t):
         return np.where(t > self.deadline, self.weight, 0.0)
 
+    def _shifted(self, now):
+        if self.deadline >= now:
+            return TardyCost(self.deadline - now, self.weight), 0.0
+        return CompletionCost(0.0), self.weight  # late whenever it completes
+
     def _latest_within(self, c):
         return np.where(c >= self.weight, np.inf, self.deadline)
 
@@ -321,6 +344,11 @@ class TardinessCost(CostFunction):
 
     def _evaluate(self, t):
         return self.weight * np.maximum(t - self.deadline, 0.0)
+
+    def _shifted(self, now):
+        if self.deadline >= now:
+            return TardinessCost(self.deadline - now, self.weight), 0.0
+        return CompletionCost(self.weight), self.weight * (now - self.deadline)
 
     def _latest_within(self, c):
         return self.deadline + c / self.weight if self.weight > 0 else np.inf
@@ -352,6 +380,11 @@ class LatenessCost(CostFunction):
 
     def _evaluate(self, t):
         return self.weight * (t - self.deadline)
+
+    def _shifted(self, now):
+        if self.deadline >= now:
+            return LatenessCost(self.deadline - now, self.weight), 0.0
+        return CompletionCost(self.weight), self.weight * (now - self.deadline)
 
     def _latest_within(self, c):
         return self.deadline + c / self.weight if self.weight > 0 else np.inf
@@ -402,6 +435,14 @@ class SLACost(CostFunction):
     def _evaluate(self, t):
         # side="left" counts the deadlines strictly below t: a step is charged only for t > d_i.
         return self._levels()[np.searchsorted(self.deadlines, t, side="left")]
+
+    def _shifted(self, now):
+        # A step at d_i >= now is still ahead (charged for now + t > d_i); the others are paid.
+        ahead = [k for k, d in enumerate(self.deadlines) if d >= now]
+        paid = float(sum(h for k, h in enumerate(self.heights) if k not in ahead))
+        if not ahead:
+            return CompletionCost(0.0), paid
+        return SLACost(tuple(self.deadlines[k] - now for k in ahead), tuple(self.heights[k] for k in ahead)), paid
 
     def _latest_within(self, c):
         # The number of steps affordable within c picks the deadline that ends the budget.

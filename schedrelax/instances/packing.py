@@ -8,6 +8,11 @@ machine i ∈ M_kj. A job completes when its last task does (synchronisation, eq
 A task may list a machine too small for it (the Google-trace setups allow every machine with a
 remote penalty); such a machine can simply never run it, and ``verify`` rejects a schedule that
 tries. A task larger than *every* machine of its placement set can never run: that is an error.
+
+Reservations (the online layer's "machines as they are", not in paper 003): a reservation
+(machine i, demand a, until u) holds a of machine i's capacity over [0, u) — the room a task
+committed earlier, and still running at the re-planning time 0, keeps. Every schedule of the
+instance must fit in what is left; ``verify`` counts reserved demand in its capacity sweep.
 """
 
 from __future__ import annotations
@@ -42,6 +47,56 @@ class PackingJob:
     release: float = 0.0
 
 
+@dataclass(frozen=True)
+class Reservation:
+    """Capacity ``demand`` of ``machine`` in use over [0, ``until``) by work outside the instance."""
+
+    machine: int
+    demand: float
+    until: float
+
+
+RESERVATION_TOL = 1e-6
+"""Relative slack of the check that reservations fit their machine (the verifier's tolerance)."""
+
+
+def _check_reservations(raw: Any, caps: np.ndarray) -> tuple[tuple[Reservation, ...], np.ndarray, np.ndarray,
+                                                             np.ndarray]:
+    """Validated reservations and their (machine, demand, until) arrays."""
+    if isinstance(raw, (str, bytes)) or not hasattr(raw, "__iter__"):
+        raise InstanceError(f"instance: reservations must be a list of (machine, demand, until), got {raw!r:.80}")
+    out = []
+    M = len(caps)
+    for r, item in enumerate(raw):
+        where = f"reservation {r}"
+        if isinstance(item, Reservation):
+            values = (item.machine, item.demand, item.until)
+        elif isinstance(item, Mapping):
+            ck.check_keys(item, ("machine", "demand", "until"), (), where)
+            values = (item["machine"], item["demand"], item["until"])
+        elif isinstance(item, (list, tuple)) and len(item) == 3:
+            values = tuple(item)
+        else:
+            raise InstanceError(f"{where}: expected (machine, demand, until), got {item!r:.80}")
+        machine = ck.check_scalar(values[0], "machine", where, integral=True, minimum=0)
+        if machine >= M:
+            raise InstanceError(f"{where}: machine must be in [0, {M - 1}], got {machine}")
+        demand = ck.check_scalar(values[1], "demand", where, positive=True)
+        until = ck.check_scalar(values[2], "until", where, positive=True)
+        out.append(Reservation(machine, demand, until))
+    machine = np.array([r.machine for r in out], dtype=np.int64)
+    demand = np.array([r.demand for r in out], dtype=float)
+    until = np.array([r.until for r in out], dtype=float)
+    # Every reservation holds its room at time 0, so their sum per machine is the peak.
+    held = np.bincount(machine, weights=demand, minlength=M)
+    over = held > caps + RESERVATION_TOL * np.maximum(1.0, caps)
+    if over.any():
+        i = int(np.flatnonzero(over)[0])
+        raise InstanceError(f"machine {i}: reservations hold {held[i]:g} of the resource at time 0, more than its "
+                            f"capacity {caps[i]:g}")
+    return tuple(out), ck.readonly(machine), ck.readonly(demand), ck.readonly(until)
+
+
 @dataclass(frozen=True, eq=False)
 class PackingInstance(Instance):
     """Machines with capacities and a tuple of jobs; see the module docstring.
@@ -50,7 +105,8 @@ class PackingInstance(Instance):
     ``release``, ``job_offset`` (tasks of job j are ``job_offset[j]:job_offset[j+1]``) and the
     placement as compressed rows: the allowed (task, machine) pairs of task t are
     ``place_machine[place_offset[t]:place_offset[t+1]]`` with times ``place_time[...]``;
-    ``place_task`` repeats t for each of its pairs.
+    ``place_task`` repeats t for each of its pairs. ``reservations`` (optional, see the module
+    docstring) as arrays: ``reserve_machine``, ``reserve_demand``, ``reserve_until``.
     """
 
     family = "packing"
@@ -58,7 +114,11 @@ class PackingInstance(Instance):
     capacities: Sequence[float]
     jobs: tuple[PackingJob, ...]
     name: str = ""
+    reservations: Sequence[Reservation] = ()
 
+    reserve_machine: np.ndarray = field(init=False, repr=False)
+    reserve_demand: np.ndarray = field(init=False, repr=False)
+    reserve_until: np.ndarray = field(init=False, repr=False)
     weights: np.ndarray = field(init=False, repr=False)
     release: np.ndarray = field(init=False, repr=False)
     task_job: np.ndarray = field(init=False, repr=False)
@@ -76,6 +136,11 @@ class PackingInstance(Instance):
         ck.check_array(caps, "capacity", lambda i: f"machine {i}", positive=True)
         object.__setattr__(self, "capacities", caps)
         M = len(caps)
+        res, rm, rd, ru = _check_reservations(self.reservations, caps)
+        object.__setattr__(self, "reservations", res)
+        object.__setattr__(self, "reserve_machine", rm)
+        object.__setattr__(self, "reserve_demand", rd)
+        object.__setattr__(self, "reserve_until", ru)
         jobs = tuple(self.jobs)
         if not jobs:
             raise InstanceError("instance: jobs must not be empty")
@@ -154,6 +219,16 @@ class PackingInstance(Instance):
     def n_machines(self) -> int:
         return len(self.capacities)
 
+    def reserved_at(self, t: float) -> np.ndarray:
+        """Capacity held by reservations on each machine at time *t* (0 once they all end)."""
+        on = self.reserve_until > t
+        return np.bincount(self.reserve_machine[on], weights=self.reserve_demand[on],
+                           minlength=self.n_machines).astype(float)
+
+    def reservation_ends(self) -> np.ndarray:
+        """The distinct times at which some reservation ends, sorted."""
+        return np.unique(self.reserve_until)
+
     def processing_matrix(self) -> np.ndarray:
         """Dense (tasks × machines) processing times, +inf where a machine is not in the task's
         placement set. Memory grows as tasks × machines: for small instances and tests."""
@@ -175,11 +250,15 @@ class PackingInstance(Instance):
             if self.release[j]:
                 d["release"] = float(self.release[j])
             jobs.append(d)
-        return {"capacities": self.capacities.tolist(), "jobs": jobs}
+        out: dict[str, Any] = {"capacities": self.capacities.tolist(), "jobs": jobs}
+        if self.reservations:
+            out["reservations"] = [{"machine": r.machine, "demand": r.demand, "until": r.until}
+                                   for r in self.reservations]
+        return out
 
     @classmethod
     def _from_body(cls, data: Mapping[str, Any], name: str) -> PackingInstance:
-        ck.check_keys(data, ("capacities", "jobs"), (), "instance")
+        ck.check_keys(data, ("capacities", "jobs"), ("reservations",), "instance")
         jobs = []
         for j, jd in enumerate(ck.check_list(data["jobs"], "jobs", "instance")):
             ck.check_keys(jd, ("tasks",), ("weight", "release"), f"job {j}")
@@ -189,5 +268,6 @@ class PackingInstance(Instance):
                 tasks.append(PackingTask(demand=td["demand"], placement=td["placement"],
                                          processing_time=td["processing_time"]))
             jobs.append(PackingJob(tasks=tuple(tasks), weight=jd.get("weight", 1.0), release=jd.get("release", 0.0)))
+        reservations = ck.check_list(data.get("reservations", []), "reservations", "instance", nonempty=False)
         return cls(capacities=ck.check_list(data["capacities"], "capacities", "instance"), jobs=tuple(jobs),
-                   name=name)
+                   name=name, reservations=reservations)

@@ -6,6 +6,9 @@ parallel; a job completes when its last task does. Job j has weight w_j ≥ 0 (p
 r_j ≥ 0; an edge (j1, j2) of the precedence DAG means no task of j2 starts before every task of
 j1 has completed. The objective is Σ w_j C_j.
 
+Ready times (the online layer's "machines as they are", not in paper 004): machine i may start
+no task before ``ready[i]`` (0 by default), because work committed earlier still runs on it.
+
 Unlike the paper we do not require tasks sorted by size or machines by speed: the derived
 quantities that depend on order (μ_j, D_j) sort for themselves.
 """
@@ -39,7 +42,8 @@ class RelatedInstance(Instance):
     Derived arrays: ``weights``, ``release``, ``task_job``, ``task_size`` (global task index in job
     order), ``job_offset``, ``edges`` ((E, 2) job indices), and the paper's quantities ``p``
     (total size per job), ``mu`` (total speed), ``mu_j`` (speed of the q_j = min(t_j, m) fastest
-    machines) and ``D`` (task-skewness product min_j p_j / max_t p_{j,t}).
+    machines) and ``D`` (task-skewness product min_j p_j / max_t p_{j,t}). ``ready`` is each
+    machine's ready time (zeros when not given).
     """
 
     family = "related"
@@ -48,6 +52,7 @@ class RelatedInstance(Instance):
     jobs: tuple[RelatedJob, ...]
     edges: Any = ()
     name: str = ""
+    ready: Sequence[float] | None = None
 
     weights: np.ndarray = field(init=False, repr=False)
     release: np.ndarray = field(init=False, repr=False)
@@ -60,6 +65,14 @@ class RelatedInstance(Instance):
         if len(speeds) == 0:
             raise InstanceError("instance: speeds must not be empty (at least one machine)")
         ck.check_array(speeds, "speed", lambda i: f"machine {i}", positive=True)
+        if self.ready is None:
+            ready = np.zeros(len(speeds))
+        else:
+            ready = ck.as_array(self.ready, "ready", "instance")
+            if len(ready) != len(speeds):
+                raise InstanceError(f"instance: ready has {len(ready)} entries but speeds has {len(speeds)}")
+            ck.check_array(ready, "ready", lambda i: f"machine {i}", nonnegative=True)
+        object.__setattr__(self, "ready", ck.readonly(np.array(ready, dtype=float)))
         jobs = tuple(self.jobs)
         if not jobs:
             raise InstanceError("instance: jobs must not be empty")
@@ -134,15 +147,17 @@ class RelatedInstance(Instance):
         out: dict[str, Any] = {"speeds": self.speeds.tolist(), "jobs": jobs}
         if len(self.edges):
             out["edges"] = self.edges.tolist()
+        if self.ready.any():
+            out["ready"] = self.ready.tolist()
         return out
 
     @classmethod
     def _from_body(cls, data: Mapping[str, Any], name: str) -> RelatedInstance:
-        ck.check_keys(data, ("speeds", "jobs"), ("edges",), "instance")
+        ck.check_keys(data, ("speeds", "jobs"), ("edges", "ready"), "instance")
         jobs = []
         for j, jd in enumerate(ck.check_list(data["jobs"], "jobs", "instance")):
             ck.check_keys(jd, ("tasks",), ("weight", "release"), f"job {j}")
             jobs.append(RelatedJob(tasks=ck.check_list(jd["tasks"], "tasks", f"job {j}", nonempty=False),
                                    weight=jd.get("weight", 1.0), release=jd.get("release", 0.0)))
         return cls(speeds=ck.check_list(data["speeds"], "speeds", "instance"), jobs=tuple(jobs),
-                   edges=data.get("edges", ()), name=name)
+                   edges=data.get("edges", ()), name=name, ready=data.get("ready"))

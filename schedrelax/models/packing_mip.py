@@ -16,7 +16,11 @@ every release time is a whole number of units (0.5 for data in halves).
 
 Both take an optional ``upper_bound`` on the optimum (the cost of any feasible schedule): every job
 of an optimal schedule then has w_j C_j <= upper_bound, which caps each job's slots. The horizon is
-otherwise max_j r_j + Σ_tasks max_i p^i (as for the LPs, see :mod:`schedrelax.models.synchpack_lp`).
+otherwise max_j r_j + Σ_tasks max_i p^i (as for the LPs, see :mod:`schedrelax.models.synchpack_lp`),
+with the last reservation end in place of max_j r_j when that is later.
+
+Reservations (room held on a machine over [0, until)) lower that machine's capacity row in the slots
+they cover; their ends are on the time grid like the release times.
 """
 
 from __future__ import annotations
@@ -39,11 +43,12 @@ MAX_DENOMINATOR = 1000
 
 
 def time_unit(instance: PackingInstance) -> float:
-    """The largest u with every usable processing time and release time a whole multiple of u.
+    """The largest u with every usable processing time, release time and reservation end a whole
+    multiple of u.
 
     Raises ValueError when the times are not multiples of 1/q for some q <= MAX_DENOMINATOR.
     """
-    values = np.r_[instance.place_time[usable_pairs(instance)], instance.release]
+    values = np.r_[instance.place_time[usable_pairs(instance)], instance.release, instance.reserve_until]
     fracs = []
     for v in np.unique(values).tolist():
         f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
@@ -79,12 +84,22 @@ def _windows(instance: PackingInstance, unit: float, upper_bound: float | None):
     rel = np.rint(instance.release / unit).astype(np.int64)
     longest = np.zeros(instance.n_tasks, dtype=np.int64)
     np.maximum.at(longest, qt, qp)
-    horizon = int(rel.max() + longest.sum())
+    busy_until = np.rint(instance.reserve_until / unit).astype(np.int64)
+    horizon = int(max(rel.max(), busy_until.max(initial=0)) + longest.sum())
     end = np.full(instance.n_jobs, horizon)
     if upper_bound is not None:
         cap = np.floor(upper_bound / (np.asarray(instance.weights) * unit) + 1e-9).astype(np.int64)
         end = np.minimum(end, cap)
     return qt, qm, qp, rel, end
+
+
+def _free_room(instance: PackingInstance, unit: float, S: int) -> np.ndarray:
+    """Capacity left by the reservations on each (machine, slot), flattened as machine·S + slot."""
+    room = np.repeat(np.asarray(instance.capacities, dtype=float)[:, None], S, axis=1)
+    slots = np.rint(instance.reserve_until / unit).astype(np.int64)
+    for i, d, k in zip(instance.reserve_machine.tolist(), instance.reserve_demand.tolist(), slots.tolist()):
+        room[i, :k] -= d
+    return np.maximum(room, 0.0).ravel()
 
 
 def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None) -> pyo.ConcreteModel:
@@ -114,8 +129,7 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
         row = qm[vq[owner]] * S + slot
         A = sp.csr_array((instance.demand[qt[vq[owner]]], (row, owner)), shape=(M * S, len(cols)))
         used = np.flatnonzero(np.diff(A.indptr))
-        caps = np.asarray(instance.capacities, dtype=float)
-        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), caps[used // S])
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, unit, S)[used])
         # C_j - Σ_{q of t, start} (start + p)·unit·s >= 0 for each task t of job j
         job = instance.task_job
         A = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]) * unit], (np.r_[np.arange(nT), qt[vq]],
@@ -171,8 +185,7 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
         add_linear_rows(m, "processing", A, cols, rhs, rhs)
         A = sp.csr_array((instance.demand[qt[vq]], (qm[vq] * S + vs, np.arange(nX))), shape=(M * S, len(cols)))
         used = np.flatnonzero(np.diff(A.indptr))
-        caps = np.asarray(instance.capacities, dtype=float)
-        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), caps[used // S])
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, unit, S)[used])
         # D[j, t] <= Σ_{q of task} Σ_{t' <= t} X[q, t'] / p_q for each task of j and slot t
         d_index = np.full((nJ, S), -1)
         d_index[dj, ds] = np.arange(len(dj))

@@ -37,8 +37,10 @@ from schedrelax.models.queyranne import ScheduleLPData
 
 
 def mip_horizon(instance: RelatedInstance) -> float:
-    """H of the module docstring: every task once on the slowest machine after the last release."""
-    return float(instance.release.max() + instance.task_size.sum() / np.min(instance.speeds))
+    """H of the module docstring: every task once on the slowest machine after the last release
+    (or the last machine ready time, if later)."""
+    start = max(float(instance.release.max()), float(instance.ready.max()))
+    return float(start + instance.task_size.sum() / np.min(instance.speeds))
 
 
 def _ancestors(n: int, edges: np.ndarray) -> np.ndarray:
@@ -83,6 +85,11 @@ def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
         return m.s[t] + sum(float(dur[t, i]) * m.x[t, i] for i in m.M)
 
     m.completion = pyo.Constraint(m.T, rule=lambda m, t: m.C[int(job[t])] >= end(m, t))
+    # Machine ready times (the instance's ``ready``): a task on machine i starts no earlier.
+    ready = instance.ready
+    if ready.any():
+        m.ready = pyo.Constraint(m.T, rule=lambda m, t: m.s[t] >= sum(float(ready[i]) * m.x[t, i] for i in m.M
+                                                                      if ready[i] > 0))
     # S_j: when job j may start (release, predecessors); its tasks start no earlier.
     m.S = pyo.Var(m.J, bounds=lambda _, j: (float(rel[j]), H))
     m.task_start = pyo.Constraint(m.T, rule=lambda m, t: m.s[t] >= m.S[int(job[t])])

@@ -79,8 +79,11 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
                             loop.solve_seconds)
 
 
-def spc_guarantee(instance: RelatedInstance) -> float:
-    """Theorem 2 of paper 004: 2(1 + (m−1)/D), plus 1 when some release time is positive."""
+def spc_guarantee(instance: RelatedInstance) -> float | None:
+    """Theorem 2 of paper 004: 2(1 + (m−1)/D), plus 1 when some release time is positive; None
+    when some machine has a positive ready time (the theorem assumes machines free at 0)."""
+    if np.any(instance.ready > 0):
+        return None
     bound = 2.0 * (1.0 + (instance.n_machines - 1) / instance.D)
     return bound + 1.0 if np.any(instance.release > 0) else bound
 
@@ -134,7 +137,7 @@ def identical_machine(instance: RelatedInstance, *, solver: str = "highs", seed:
     """
     speed = instance.mu / instance.n_machines
     believed = RelatedInstance(speeds=[speed] * instance.n_machines, jobs=instance.jobs, edges=instance.edges,
-                               name=instance.name)
+                               name=instance.name, ready=instance.ready)
     lp = solve_lp_schedule(believed, solver)
     schedule = list_schedule(instance, lp_order(believed, lp.solution.C), planning_speeds=believed.speeds,
                              meta={"algorithm": "identical-machine"})
@@ -168,7 +171,7 @@ def map_phase(instance: RelatedInstance) -> tuple[np.ndarray, RelatedInstance]:
             weight[s] += float(instance.weights[j]) / len(reached[j])
     jobs = tuple(RelatedJob(tasks=instance.jobs[s].tasks, weight=weight[s], release=float(instance.release[s]))
                  for s in sources.tolist())
-    return sources, RelatedInstance(speeds=instance.speeds, jobs=jobs, name=instance.name)
+    return sources, RelatedInstance(speeds=instance.speeds, jobs=jobs, name=instance.name, ready=instance.ready)
 
 
 @register("map-only", "related", "S-PC on the map phase only (DAG sources); later phases to random machines",

@@ -51,6 +51,7 @@ from schedrelax.rounding.slow_motion import (
 from schedrelax.schedulers.fifo import fifo_packing
 from schedrelax.schedulers.list_packing import (
     Pieces,
+    Reservations,
     fastest_machine,
     interval_fraction_packing,
     left_shift,
@@ -98,7 +99,9 @@ def _stretch_choice(lam, seed) -> float | None:
 
 
 def _offline(instance: PackingInstance) -> bool:
-    return not np.asarray(instance.release).any()
+    """All releases 0 and no reservations: the setting the theorems' guarantees are proved in (the
+    LPs ignore reservations, so with them the LP stays a lower bound but the proofs do not hold)."""
+    return not np.asarray(instance.release).any() and not instance.reservations
 
 
 # --------------------------------------------------------------------------------------------
@@ -136,7 +139,7 @@ def synchpack1_round(instance: PackingInstance, sol: IntervalLPSolution, *, lam:
     q, l, task, job = q[order], l[order], task[order], job[order]
     caps = np.asarray(instance.capacities, dtype=float)
     S = interval_fraction_packing(sol.pair_machine[q], z[q, l] * sol.pair_time[q], instance.demand[task], task, l,
-                                  instance.release[job], caps)
+                                  instance.release[job], caps, Reservations.of(instance))
     tau = np.full(sol.grid.L + 1, np.nan)
     np.fmax.at(tau, l, S.finish)
     tau = np.fmax.accumulate(tau)
@@ -163,7 +166,7 @@ def synchpack1_round(instance: PackingInstance, sol: IntervalLPSolution, *, lam:
 
 def _shift(instance, machine, start, end, task):
     new = left_shift(machine, start, end, task, instance.demand[task], instance.release[instance.task_job[task]],
-                     instance.capacities)
+                     instance.capacities, Reservations.of(instance))
     return new, new + (end - start)
 
 
@@ -260,7 +263,7 @@ def synchpack2_round(instance: PackingInstance, sol: IntervalLPSolution, lam: fl
             continue
         rel = np.maximum(instance.release[job[items]], block_start[machine[items]])
         packed = nonpreemptive_list_packing(machine[items], ptime[items], instance.demand[items], position[items], rel,
-                                            caps)
+                                            caps, Reservations.of(instance))
         start[items[packed.item]] = packed.start
         np.maximum.at(block_start, machine[items], packed.finish)
     end = start + ptime
@@ -337,7 +340,8 @@ def dedicated_instance(instance: PackingInstance) -> tuple[PackingInstance, bool
                                         for t in range(instance.job_offset[j], instance.job_offset[j + 1])),
                             weight=float(instance.weights[j]), release=float(instance.release[j]))
                  for j in range(instance.n_jobs))
-    return PackingInstance(capacities=instance.capacities, jobs=jobs, name=f"{instance.name} (fastest machines)"), False
+    return PackingInstance(capacities=instance.capacities, jobs=jobs, name=f"{instance.name} (fastest machines)",
+                           reservations=instance.reservations), False
 
 
 def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
@@ -352,7 +356,7 @@ def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     job_rank[np.lexsort((np.arange(instance.n_jobs), sol.completion))] = np.arange(instance.n_jobs)
     rank = job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
     packed = preemptive_list_packing(machine, pairs_time, instance.demand, rank, instance.release[instance.task_job],
-                                     instance.capacities)
+                                     instance.capacities, Reservations.of(instance))
     return packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
                             promises={"no_migration"}, meta={"algorithm": "synchpack3"})
 

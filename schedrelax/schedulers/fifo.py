@@ -163,7 +163,8 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     time; ties to the lowest machine index), if there is one. Backfilling: a task that does not
     fit anywhere keeps its place in the list but does not block later tasks, which may start
     before it. Tasks run to completion on one machine: the schedule promises ``non_preemptive``
-    and ``no_migration``.
+    and ``no_migration``. Reserved room (instance reservations) is not free until it ends, and
+    each end is a decision time.
     """
     caps = np.asarray(instance.capacities, dtype=float)
     fit_tol = 1e-9 * np.maximum(1.0, caps)
@@ -184,18 +185,23 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     job_offset = instance.job_offset.tolist()
     task_job = instance.task_job.tolist()
 
-    free = caps.copy()
     busy = np.zeros(len(caps), dtype=np.int64)
     running: list[tuple[float, int, int]] = []  # (end, machine, task), a heap
     waiting: list[int] = []
     rows: list[tuple[int, int, int, float, float, float]] = []
     released, now, events = 0, float(release[job_order[0]]), 0
+    ends = instance.reservation_ends()
+    taken = instance.reserved_at(now)
+    free = caps - taken
     while True:
         events += 1
         while running and running[0][0] <= now:
             _, m, g = heapq.heappop(running)
             busy[m] -= 1
-            free[m] = caps[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
+            free[m] = caps[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
+        now_taken = instance.reserved_at(now)
+        free += taken - now_taken
+        taken = now_taken
         while released < len(job_order) and release[job_order[released]] <= now:
             j = job_order[released]
             waiting.extend(range(job_offset[j], job_offset[j + 1]))
@@ -225,6 +231,7 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
         nxt = [running[0][0]] if running else []
         if released < len(job_order):
             nxt.append(float(release[job_order[released]]))
+        nxt.extend(ends[ends > now][:1].tolist())
         if not nxt:
             raise RuntimeError("fifo packing: tasks wait on idle machines (a bug: every task fits one)")
         now = min(nxt)
@@ -248,7 +255,8 @@ def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: 
     first (ties by index), go one by one to the first available machine: the task can start on
     machine i at max(machine i free, job release, latest completion of its predecessor jobs),
     and the machine where that is earliest wins; ties (e.g. several machines idle since before
-    the release) go to the faster machine, then the lower index. Never preemptive.
+    the release) go to the faster machine, then the lower index. Never preemptive. Machine i is
+    free from its ready time ``instance.ready[i]``.
     """
     n = instance.n_jobs
     speeds = np.asarray(instance.speeds, dtype=float)
@@ -258,7 +266,7 @@ def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: 
     succ, waiting_preds = _successors(n, instance.edges)
     heap = [(release[j], j) for j in range(n) if waiting_preds[j] == 0]
     heapq.heapify(heap)
-    free = np.zeros(len(speeds))
+    free = np.array(instance.ready, dtype=float)
     preds_done = [0.0] * n
     rows: list[tuple[int, int, int, float, float, float]] = []
     while heap:

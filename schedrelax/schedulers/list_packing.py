@@ -14,6 +14,10 @@ same time. Three list schedulers, each event-driven (decisions at time 0, comple
 
 :func:`left_shift` is the optional "shift back" of §3.2 Step 3 and §4.2: pieces move earlier as far
 as capacity, the one-machine-at-a-time rule and releases allow, never later. No Pyomo here.
+
+Every scheduler takes optional :class:`Reservations` (the instance's reserved room, see
+:mod:`schedrelax.instances.packing`): a machine's free capacity is its capacity minus what is
+reserved at the time, and the end of a reservation is a decision time.
 """
 
 from __future__ import annotations
@@ -54,12 +58,47 @@ def _fits(demand: float, free: float, capacity: float) -> bool:
     return demand <= free + FIT_TOL * max(1.0, capacity)
 
 
+@dataclass(frozen=True)
+class Reservations:
+    """Room ``demand[r]`` held on ``machine[r]`` over [0, ``until[r]``) (instance reservations)."""
+
+    machine: np.ndarray
+    demand: np.ndarray
+    until: np.ndarray
+
+    @classmethod
+    def of(cls, instance: PackingInstance) -> Reservations:
+        """The reservations of *instance* (machines busy with committed work at time 0; see
+        :class:`schedrelax.instances.packing.Reservation`)."""
+        return cls(instance.reserve_machine, instance.reserve_demand, instance.reserve_until)
+
+    @classmethod
+    def none(cls) -> Reservations:
+        """No reservation: every machine free from time 0 (paper 003's offline problem)."""
+        return cls(np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0))
+
+    def held(self, now: float, n_machines: int) -> np.ndarray:
+        """Reserved room on each machine at time *now*."""
+        on = self.until > now
+        return np.bincount(self.machine[on], weights=self.demand[on], minlength=n_machines).astype(float)
+
+    def ends(self) -> np.ndarray:
+        """Sorted distinct end times (decision times of the schedulers)."""
+        return np.unique(self.until)
+
+    def on(self, i: int) -> tuple[np.ndarray, np.ndarray]:
+        """(demand, until) of machine i's reservations."""
+        k = self.machine == i
+        return self.demand[k], self.until[k]
+
+
 # --------------------------------------------------------------------------------------------
 # SynchPack-1, Step 2
 # --------------------------------------------------------------------------------------------
 
 def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, task: np.ndarray,
-                              interval: np.ndarray, release: np.ndarray, capacities: np.ndarray) -> Pieces:
+                              interval: np.ndarray, release: np.ndarray, capacities: np.ndarray,
+                              reserved: Reservations | None = None) -> Pieces:
     """Greedy list scheduling of task fractions, paper 003 §3.2 Step 2 (SynchPack-1).
 
     Items are fractions (k, j, i, l) in list order (the caller sorts them by interval l first).
@@ -68,7 +107,8 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
     intervals > l_min are preempted on all machines (the paper's rule on completions; we apply it
     at releases too); then the list is scanned from the top and fraction (k, j, i, l) starts on
     machine i if no fraction of task (k, j) is running (placement rule ii) and
-    h_i(t) + a_kj <= m_i. A preempted fraction keeps its remaining duration and its place.
+    h_i(t) + a_kj <= m_i (h_i counting *reserved* room). A preempted fraction keeps its remaining
+    duration and its place.
     """
     n = len(machine)
     caps = np.asarray(capacities, dtype=float)
@@ -78,7 +118,7 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
     task = np.asarray(task, dtype=np.int64)
     interval = np.asarray(interval)
     release = np.asarray(release, dtype=float)
-    free = caps.copy()
+    reserved = reserved or Reservations.none()
     busy = np.zeros(int(task.max()) + 1 if n else 0, dtype=bool)
     running = np.zeros(n, dtype=bool)
     done = np.zeros(n, dtype=bool)
@@ -86,6 +126,9 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
     releases = np.unique(release)
     rows: list[tuple[int, int, float, float]] = []
     now = float(releases[0]) if n else 0.0
+    taken = reserved.held(now, len(caps))
+    free = caps - taken
+    events = np.union1d(releases, reserved.ends())
 
     slack = FIT_TOL * np.maximum(1.0, caps)
     was_held = np.zeros(n, dtype=bool)
@@ -105,8 +148,11 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
             close(k, now)
             release_room(k)
             done[k] = True
+        now_taken = reserved.held(now, len(caps))
+        free += taken - now_taken
+        taken = now_taken
         idle = np.bincount(machine[running], minlength=len(caps)) == 0
-        free[idle] = caps[idle]  # an empty machine sheds accumulated rounding
+        free[idle] = caps[idle] - taken[idle]  # an empty machine sheds accumulated rounding
         waiting = (release <= now) & ~running & ~done
         if waiting.any():
             # Preempted fractions give their room back but keep running without a break if the
@@ -132,7 +178,7 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
         if done.all():
             break
         run = np.flatnonzero(running)
-        upcoming = releases[releases > now]
+        upcoming = events[events > now]
         nxt = float((began[run] + rem[run]).min()) if len(run) else np.inf
         if len(upcoming):
             nxt = min(nxt, float(upcoming[0]))
@@ -162,7 +208,8 @@ def _merge_runs(rows: list[tuple[int, int, float, float]]) -> list[tuple[int, in
 # --------------------------------------------------------------------------------------------
 
 def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, rank: np.ndarray,
-                            release: np.ndarray, capacities: np.ndarray) -> Pieces:
+                            release: np.ndarray, capacities: np.ndarray,
+                            reserved: Reservations | None = None) -> Pieces:
     """Preemptive list scheduling on each machine, paper 003 §5.2 Step 2 (SynchPack-3).
 
     Each machine keeps its items in the order of ``rank`` (ties by item index). At each decision
@@ -170,8 +217,10 @@ def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: n
     and refilled: the list is scanned from the top and every released, unfinished item that fits
     the remaining capacity runs ("upon completion of a task, the algorithm preempts the schedule
     ... and starts scheduling the tasks in the updated list"). An item that keeps its place runs
-    on without a break; an item is whole task, so one machine per task holds trivially.
+    on without a break; an item is whole task, so one machine per task holds trivially. The
+    capacity refilled is what *reserved* room leaves at the time.
     """
+    reserved = reserved or Reservations.none()
     machine = np.asarray(machine, dtype=np.int64)
     caps = np.asarray(capacities, dtype=float)
     order = np.lexsort((np.arange(len(machine)), np.asarray(rank), machine))
@@ -182,20 +231,22 @@ def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: n
         if len(items):
             rows.extend(_preemptive_machine(i, items, np.asarray(duration, dtype=float)[items],
                                             np.asarray(demand, dtype=float)[items],
-                                            np.asarray(release, dtype=float)[items], float(caps[i])))
+                                            np.asarray(release, dtype=float)[items], float(caps[i]),
+                                            *reserved.on(i)))
     return _pieces(rows, len(machine))
 
 
 def _preemptive_machine(i: int, items: np.ndarray, duration: np.ndarray, demand: np.ndarray, release: np.ndarray,
-                        cap: float) -> list[tuple[int, int, float, float]]:
+                        cap: float, held: np.ndarray, until: np.ndarray) -> list[tuple[int, int, float, float]]:
     rem = duration.copy()
+    events = np.union1d(release, until)
     done = np.zeros(len(items), dtype=bool)
     began: dict[int, float] = {}
     rows: list[tuple[int, int, float, float]] = []
     now = float(release.min())
     while not done.all():
         chosen: list[int] = []
-        free = cap
+        free = cap - float(held[until > now].sum())
         for k in np.flatnonzero(~done & (release <= now)).tolist():
             if _fits(demand[k], free, cap):
                 chosen.append(k)
@@ -204,7 +255,7 @@ def _preemptive_machine(i: int, items: np.ndarray, duration: np.ndarray, demand:
             rows.append((int(items[k]), i, began.pop(k), now))
         for k in chosen:
             began.setdefault(k, now)
-        later = release[release > now]
+        later = events[events > now]
         step = min([rem[k] for k in chosen], default=np.inf)
         nxt = min(now + step, float(later.min()) if len(later) else np.inf)
         if not np.isfinite(nxt):
@@ -223,13 +274,16 @@ def _preemptive_machine(i: int, items: np.ndarray, duration: np.ndarray, demand:
 # --------------------------------------------------------------------------------------------
 
 def nonpreemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, rank: np.ndarray,
-                               release: np.ndarray, capacities: np.ndarray) -> Pieces:
+                               release: np.ndarray, capacities: np.ndarray,
+                               reserved: Reservations | None = None) -> Pieces:
     """Non-preemptive greedy packing on each machine, paper 003 §4.2 substep 3.2 (Garey-Graham).
 
     Each machine's items are listed by ``rank`` (ties by index). At time min(release) and at each
-    completion or release on the machine, the list is scanned from the top and every released
-    waiting item that fits the free capacity starts; items run to completion.
+    completion or release on the machine (or end of a reservation), the list is scanned from the
+    top and every released waiting item that fits the free capacity (what *reserved* room and the
+    running items leave) starts; items run to completion.
     """
+    reserved = reserved or Reservations.none()
     machine = np.asarray(machine, dtype=np.int64)
     caps = np.asarray(capacities, dtype=float)
     duration = np.asarray(duration, dtype=float)
@@ -241,14 +295,15 @@ def nonpreemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand
     for i in range(len(caps)):
         items = order[bounds[i]:bounds[i + 1]].tolist()
         cap = float(caps[i])
-        free = cap
+        held, until = reserved.on(i)
         running: list[tuple[float, int]] = []
         waiting = items
         now = float(release[items].min()) if items else 0.0
         while waiting:
             while running and running[0][0] <= now:
-                _, k = heapq.heappop(running)
-                free = cap if not running else free + demand[k]
+                heapq.heappop(running)
+            # Recomputed at each event rather than updated: no rounding accumulates.
+            free = cap - float(held[until > now].sum()) - sum(demand[k] for _, k in running)
             still = []
             for k in waiting:
                 if release[k] <= now and _fits(demand[k], free, cap):
@@ -259,7 +314,7 @@ def nonpreemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand
                     still.append(k)
             waiting = still
             if waiting:
-                later = [release[k] for k in waiting if release[k] > now]
+                later = [release[k] for k in waiting if release[k] > now] + until[until > now].tolist()
                 now = min(running[0][0] if running else np.inf, min(later, default=np.inf))
                 if not np.isfinite(now):
                     raise RuntimeError(f"nonpreemptive_list_packing: an item larger than machine {i}")
@@ -293,13 +348,13 @@ class _Profile:
 
 
 def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np.ndarray, demand: np.ndarray,
-               release: np.ndarray, capacities: np.ndarray) -> np.ndarray:
+               release: np.ndarray, capacities: np.ndarray, reserved: Reservations | None = None) -> np.ndarray:
     """Shift pieces earlier ("shift back future tasks' schedules as far as the machine capacity
     allows and placement constraint is respected", paper 003 §3.2 Step 3 and §4.2 substep 3.2).
 
     Pieces are taken in order of start time; each moves to the earliest time >= its release, and
     not after its own start, at which its machine has room for it throughout and no other piece
-    of its task runs. Returns the new start times (durations are kept). No piece ends later than
+    of its task runs (*reserved* room counts as used). Returns the new start times (durations are kept). No piece ends later than
     before: the pieces already placed use, at any time in a piece's old slot, a subset of what
     they used there before, so the old slot always remains feasible.
     """
@@ -307,6 +362,9 @@ def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np
     dur = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
     new = np.asarray(start, dtype=float).copy()
     profiles = [_Profile() for _ in range(len(caps))]
+    reserved = reserved or Reservations.none()
+    for i, d, u in zip(reserved.machine.tolist(), reserved.demand.tolist(), reserved.until.tolist()):
+        profiles[i].add(0.0, u, d)
     task_runs: dict[int, list[tuple[float, float]]] = {}
     for p in np.lexsort((end, start)).tolist():
         i, t, d, s0 = int(machine[p]), int(task[p]), float(dur[p]), float(start[p])

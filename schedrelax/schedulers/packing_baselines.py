@@ -5,7 +5,7 @@ and describes them in an online appendix we do not have. The rules below are the
 adapted to capacitated machines, jobs of several tasks and placement sets; every choice is stated
 in the function's docstring. All of them respect packing (capacity), synchronisation (a job is
 done with its last task), placement (a task runs only on its usable machines, one at a time) and
-release times; none proves a bound.
+release times, and the instance's reservations (reserved room is not free); none proves a bound.
 
 Remote and local: a task's *local* machines are the usable machines with its shortest processing
 time (the three data-local machines of the §7 setup, whose other machines take α times longer).
@@ -21,6 +21,7 @@ from schedrelax.algorithms import Result, register
 from schedrelax.instances import PackingInstance
 from schedrelax.schedulers.list_packing import (
     FIT_TOL,
+    Reservations,
     fastest_machine,
     packing_schedule,
     preemptive_list_packing,
@@ -68,7 +69,7 @@ def psrs(instance: PackingInstance, *, solver: str | None = None, seed: int | No
     machine, ptime = fastest_machine(instance)
     rank = smith_rank(instance, machine, ptime)
     packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],
-                                     instance.capacities)
+                                     instance.capacities, Reservations.of(instance))
     schedule = packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
                                 promises={"no_migration"}, meta={"algorithm": "psrs"})
     return Result(algorithm="psrs", schedule=schedule)
@@ -113,10 +114,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     run_machine = np.full(nT, -1)
     run_start = np.zeros(nT)
     run_time = np.zeros(nT)  # processing time on the running machine
-    free = caps.copy()
     rows: list[tuple[int, int, float, float]] = []
-    releases = np.unique(instance.release)
-    now = float(releases[0])
+    releases = np.union1d(instance.release, instance.reservation_ends())
+    now = float(instance.release.min())
+    taken = instance.reserved_at(now)
+    free = caps - taken
 
     def stop(t: int, at: float) -> None:
         i = int(run_machine[t])
@@ -133,8 +135,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         if preemptive:
             for t in np.flatnonzero(run_machine >= 0).tolist():
                 stop(t, now)
+        now_taken = instance.reserved_at(now)
+        free += taken - now_taken
+        taken = now_taken
         idle = np.bincount(run_machine[run_machine >= 0], minlength=len(caps)) == 0
-        free[idle] = caps[idle]
+        free[idle] = caps[idle] - taken[idle]
         left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
         while True:
             ok = (~done[pt]) & (run_machine[pt] < 0) & (release[pt] <= now) & ((home[pt] < 0) | (home[pt] == pm))
@@ -225,18 +230,22 @@ def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | 
     order = np.argsort(rank)
     queues: list[list[int]] = [[] for _ in range(M)]
     work = np.zeros(M)
-    free = caps.copy()
     running: list[tuple[float, int, int]] = []
     rows: list[tuple[int, int, float, float]] = []
     release = instance.release[job]
-    times = np.unique(instance.release)
+    times = np.union1d(instance.release, instance.reservation_ends())
     joined = np.zeros(nT, dtype=bool)
     started = 0
-    now = float(times[0])
+    now = float(instance.release.min())
+    taken = instance.reserved_at(now)
+    free = caps - taken
     while started < nT:
         while running and running[0][0] <= now + FIT_TOL * max(1.0, now):
             _, i, t = heapq.heappop(running)
-            free[i] = caps[i] if not any(r[1] == i for r in running) else free[i] + demand[t]
+            free[i] = caps[i] - taken[i] if not any(r[1] == i for r in running) else free[i] + demand[t]
+        now_taken = instance.reserved_at(now)
+        free += taken - now_taken
+        taken = now_taken
         for t in order[(release[order] <= now) & ~joined[order]].tolist():
             i = min(local[t], key=lambda i: (work[i] / caps[i], i))
             queues[i].append(t)

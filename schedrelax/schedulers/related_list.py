@@ -6,7 +6,8 @@ tasks, largest first, go one by one to a machine, and every task starts as early
 its job's release time and its job's predecessors allow: idle time is inserted for precedence and
 release, as §III-C says. Machines run their tasks in the order they were given them; a task never
 goes into an idle gap left earlier on its machine (Algorithm 2 keeps only each machine's finish
-time T_l). :func:`list_schedule` is shared by S-PC, Identical-machine and Map-only (in
+time T_l), which starts at the machine's ready time (0 unless the instance says otherwise).
+:func:`list_schedule` is shared by S-PC, Identical-machine and Map-only (in
 :mod:`schedrelax.rounding.spc`) and by the two baselines registered here.
 """
 
@@ -101,7 +102,7 @@ def list_schedule(instance: RelatedInstance, order: Sequence[int], *, assign: st
     preds: list[list[int]] = [[] for _ in range(n)]
     for a, b in instance.edges.tolist():
         preds[b].append(a)
-    free = np.zeros(m)
+    free = np.array(instance.ready, dtype=float)
     done = np.zeros(n)
     machine = np.empty(instance.n_tasks, dtype=np.int64)
     task_order = []
@@ -126,7 +127,7 @@ def list_schedule(instance: RelatedInstance, order: Sequence[int], *, assign: st
 def semi_active_schedule(instance: RelatedInstance, task_order: Sequence[int], machine: Sequence[int],
                          meta: dict | None = None) -> Schedule:
     """Run each task on its *machine* at the earliest time its machine (taking tasks in
-    *task_order*), its job's release and its job's predecessors allow.
+    *task_order*, from its ready time), its job's release and its job's predecessors allow.
 
     *task_order* lists global task indices; every task of a job's predecessors must come before
     the job's first task (true of any list built job by job in a linear extension, and of any
@@ -149,7 +150,7 @@ def semi_active_schedule(instance: RelatedInstance, task_order: Sequence[int], m
     for a, b in instance.edges.tolist():
         preds[b].append(a)
     release = instance.release.tolist()
-    free = [0.0] * instance.n_machines
+    free = instance.ready.tolist()
     done = [0.0] * n
     rows = []
     for g in task_order.tolist():

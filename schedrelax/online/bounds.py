@@ -1,0 +1,45 @@
+"""Lower bounds on the online optimum: the offline relaxation of the whole instance with its
+release times (a clairvoyant scheduler that knows every arrival in advance can only do better
+than any online policy, and the relaxation is below that clairvoyant optimum).
+
+* malleable: FlowFlex's bound (paper 000 §2.3.2, Claim 1; with the critical-path bound
+  r_f + max(critical path, work/P)), as ``flowflex`` (minisum) or ``flowflex-minimax`` reports it.
+* packing: LP1 of paper 003 §3.1 with release times (:func:`schedrelax.models.synchpack_lp.build_lp1`).
+  LP1 relaxes the preemptive, *migratory* problem, so it bounds every packing policy, the
+  preemptive and migrating ones (SynchPack-1) included; LP2 would be tighter for the others.
+* related: LP-Schedule of paper 004 §III-A with release constraints (3) (the Queyranne LP,
+  :func:`schedrelax.rounding.spc.solve_lp_schedule`); every LP of its cutting-plane loop is a
+  relaxation, so its value bounds even when the loop stops early.
+"""
+
+from __future__ import annotations
+
+import time
+
+from schedrelax.instances import Instance, MalleableInstance, PackingInstance, RelatedInstance
+
+
+def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float | None, str, float]:
+    """(bound, what it is, seconds) for *instance* with its release times; bound None if the
+    relaxation was not solved to optimality."""
+    t0 = time.perf_counter()
+    if isinstance(instance, MalleableInstance):
+        from schedrelax.algorithms import run
+
+        name = "flowflex-minimax" if instance.objective == "minimax" else "flowflex"
+        value, what = run(name, instance, solver=solver).lower_bound, f"{name} lower bound"
+    elif isinstance(instance, PackingInstance):
+        from schedrelax.models.synchpack_lp import build_lp1, interval_lp_solution
+        from schedrelax.solvers import solve
+
+        model = build_lp1(instance)
+        res = solve(model, solver)
+        value = interval_lp_solution(model).objective if res.is_optimal else None
+        what = "LP1 (paper 003 §3.1) with releases"
+    elif isinstance(instance, RelatedInstance):
+        from schedrelax.rounding.spc import solve_lp_schedule
+
+        value, what = solve_lp_schedule(instance, solver).solution.objective, "LP-Schedule (paper 004 §III) with releases"
+    else:
+        raise TypeError(f"no online lower bound for the {instance.family} family")
+    return (None if value is None else float(value)), what, time.perf_counter() - t0

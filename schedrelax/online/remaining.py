@@ -1,0 +1,226 @@
+"""The work that remains at a re-planning time, as an instance of its own family.
+
+At time ``now`` the online simulator hands the offline algorithm a *sub-instance*: the jobs that
+have arrived and are not finished, with time shifted so that ``now`` is 0. What was committed
+before ``now`` shapes it, family by family:
+
+* malleable (paper 000 §4.2: "the job sizes for FlowFlex change from epoch to epoch"): each job
+  keeps its remaining work; finished jobs leave their flow, and so do the edges from them; flow
+  releases are 0 and each flow's cost is re-based at ``now`` (:meth:`CostFunction.shifted`; the
+  constant it drops changes no minisum decision; under minimax the plan ignores the flows'
+  different sunk constants, a heuristic). Flows are preemptive, so nothing is reserved.
+* packing: a task committed whole (non-preemptive plans) is gone from the sub-instance and, if it
+  still runs at ``now``, holds its demand on its machine as a *reservation* until it ends. A task
+  cut at ``now`` (preemptive plans) keeps its remaining fraction f: its time on every machine of
+  its placement set becomes f·p^i; with ``keep_machine`` (plans that promise no migration) its
+  placement shrinks to the machine it ran on.
+* related: tasks are never preempted, so a committed task is gone and its machine is *ready* only
+  when it ends. A job whose predecessor is still running gets a release time (that end); a job
+  whose predecessor has not arrived (or is itself held back) is held back until it can be planned.
+
+:class:`Remaining` maps the plan of the sub-instance back to the original jobs, tasks and clock.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from schedrelax.instances import (
+    Flow,
+    Instance,
+    MalleableInstance,
+    PackingInstance,
+    PackingJob,
+    PackingTask,
+    RelatedInstance,
+    RelatedJob,
+)
+from schedrelax.schedulers.related_list import topological_order
+from schedrelax.schedules import Schedule
+
+DONE_TOL = 1e-9
+"""Relative remaining work below which a job or task counts as finished (solver and float
+round-off of the plans; the verifier's own tolerance is 1e-6)."""
+
+
+@dataclass(frozen=True)
+class Committed:
+    """The pieces committed so far, in the original instance's indices and clock."""
+
+    job: np.ndarray
+    task: np.ndarray
+    machine: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    rate: np.ndarray
+
+    @classmethod
+    def empty(cls) -> Committed:
+        z = np.zeros(0)
+        i = np.zeros(0, dtype=np.int64)
+        return cls(i, i, i, z, z, z)
+
+    def extend(self, s: Schedule) -> Committed:
+        return Committed(*(np.concatenate([getattr(self, c), getattr(s, c)])
+                           for c in ("job", "task", "machine", "start", "end", "rate")))
+
+    def schedule(self, promises=(), meta=None) -> Schedule:
+        return Schedule(self.job, self.task, self.machine, self.start, self.end, self.rate,
+                        promises=frozenset(promises), meta=dict(meta or {}))
+
+
+@dataclass(frozen=True)
+class Remaining:
+    """A sub-instance at time ``now``: ``job_map[j']`` is the original job of sub-job j' (the
+    global job index for malleable instances); ``task_map[g']`` the original global task of
+    sub-task g' (packing, related; None for malleable)."""
+
+    instance: Instance
+    now: float
+    job_map: np.ndarray
+    task_map: np.ndarray | None
+
+    def to_original(self, s: Schedule, original: Instance) -> Schedule:
+        """The plan *s* of the sub-instance in the original instance's indices and clock."""
+        if self.task_map is None:
+            job, task = self.job_map[s.job], s.task
+        else:
+            g = self.task_map[self.instance.job_offset[s.job] + s.task]
+            job = original.task_job[g]
+            task = g - original.job_offset[job]
+        return Schedule(job, task, s.machine, s.start + self.now, s.end + self.now, s.rate,
+                        promises=s.promises, meta=dict(s.meta))
+
+
+def job_release(instance: Instance) -> np.ndarray:
+    """Each job's arrival time (a malleable job arrives with its flow)."""
+    if isinstance(instance, MalleableInstance):
+        return instance.job_release
+    return np.asarray(instance.release, dtype=float)
+
+
+def remaining(instance: Instance, done: Committed, now: float, *, keep_machine: bool = False) -> Remaining | None:
+    """The sub-instance at *now* given the committed pieces *done*; None if no arrived work is left."""
+    if isinstance(instance, MalleableInstance):
+        return _malleable(instance, done, now)
+    if isinstance(instance, PackingInstance):
+        return _packing(instance, done, now, keep_machine)
+    if isinstance(instance, RelatedInstance):
+        return _related(instance, done, now)
+    raise TypeError(f"online re-planning has no rule for the {instance.family} family "
+                    "(malleable, packing and related are supported)")
+
+
+def _arrived(release: np.ndarray, now: float) -> np.ndarray:
+    return release <= now + DONE_TOL * max(1.0, now)
+
+
+def _malleable(inst: MalleableInstance, done: Committed, now: float) -> Remaining | None:
+    work = np.bincount(done.job, weights=done.rate * (done.end - done.start), minlength=inst.n_jobs)
+    left = inst.size - work
+    open_job = left > DONE_TOL * np.maximum(1.0, inst.size)
+    arrived = _arrived(inst.flow_release, now)
+    flows, job_map = [], []
+    for f, fl in enumerate(inst.flows):
+        lo, hi = inst.flow_offset[f], inst.flow_offset[f + 1]
+        keep = np.flatnonzero(open_job[lo:hi])
+        if not arrived[f] or not len(keep):
+            continue
+        local = np.full(hi - lo, -1)
+        local[keep] = np.arange(len(keep))
+        edges = np.asarray(fl.edges, dtype=np.int64).reshape(-1, 2)
+        edges = local[edges[(local[edges] >= 0).all(axis=1)]] if len(edges) else edges
+        cost, _ = fl.cost.shifted(now)
+        flows.append(Flow(sizes=left[lo + keep], max_processors=fl.max_processors[keep],
+                          min_processors=fl.min_processors[keep], edges=edges, release=0.0, cost=cost))
+        job_map.append(lo + keep)
+    if not flows:
+        return None
+    sub = MalleableInstance(processors=inst.processors, flows=tuple(flows), objective=inst.objective,
+                            name=f"{inst.name} @ {now:g}")
+    return Remaining(sub, now, np.concatenate(job_map), None)
+
+
+def _task_index(inst: PackingInstance | RelatedInstance, done: Committed) -> np.ndarray:
+    return inst.job_offset[done.job] + done.task
+
+
+def _packing(inst: PackingInstance, done: Committed, now: float, keep_machine: bool) -> Remaining | None:
+    g = _task_index(inst, done)
+    M = inst.n_machines
+    keys = inst.place_task * M + inst.place_machine
+    order = np.argsort(keys, kind="stable")
+    ptime = inst.place_time[order[np.searchsorted(keys[order], g * M + done.machine)]]
+    frac = np.bincount(g, weights=(done.end - done.start) / ptime, minlength=inst.n_tasks)
+    last_machine = np.full(inst.n_tasks, -1)
+    last_machine[g[np.argsort(done.start, kind="stable")]] = done.machine[np.argsort(done.start, kind="stable")]
+    pending = frac < 1.0 - DONE_TOL
+    arrived = _arrived(inst.release, now)
+    running = done.end > now + DONE_TOL * max(1.0, now)
+    reservations = [(int(i), float(a), float(e - now)) for i, a, e in
+                    zip(done.machine[running], done.rate[running], done.end[running])]
+    jobs, job_map, task_map = [], [], []
+    for j in np.flatnonzero(arrived).tolist():
+        lo, hi = inst.job_offset[j], inst.job_offset[j + 1]
+        tasks = []
+        for t in range(lo, hi):
+            if not pending[t]:
+                continue
+            sl = slice(inst.place_offset[t], inst.place_offset[t + 1])
+            place, times = inst.place_machine[sl], inst.place_time[sl]
+            share = 1.0 - frac[t]
+            if keep_machine and frac[t] > 0:
+                k = int(np.flatnonzero(place == last_machine[t])[0])
+                place, times = place[k:k + 1], times[k:k + 1]
+            tasks.append(PackingTask(demand=float(inst.demand[t]), placement=place, processing_time=times * share))
+            task_map.append(t)
+        if tasks:
+            jobs.append(PackingJob(tasks=tuple(tasks), weight=float(inst.weights[j]), release=0.0))
+            job_map.append(j)
+    if not jobs:
+        return None
+    sub = PackingInstance(capacities=inst.capacities, jobs=tuple(jobs), name=f"{inst.name} @ {now:g}",
+                          reservations=reservations)
+    return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64))
+
+
+def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | None:
+    n, m = inst.n_jobs, inst.n_machines
+    g = _task_index(inst, done)
+    committed = np.zeros(inst.n_tasks, dtype=bool)
+    committed[g] = True
+    pending = ~committed
+    job_pending = np.bincount(inst.task_job, weights=pending, minlength=n) > 0
+    job_end = np.full(n, -np.inf)
+    np.maximum.at(job_end, done.job, done.end)
+    ready = np.zeros(m)
+    np.maximum.at(ready, done.machine, done.end - now)
+    arrived = _arrived(inst.release, now)
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for a, b in inst.edges.tolist():
+        preds[b].append(a)
+    # A job can be planned once every predecessor has arrived and is planned or fully committed.
+    plannable = np.zeros(n, dtype=bool)
+    release = np.zeros(n)
+    for j in topological_order(n, inst.edges, np.zeros(n)).tolist():
+        if not (arrived[j] and job_pending[j]):
+            continue
+        if all(arrived[a] and (plannable[a] or not job_pending[a]) for a in preds[j]):
+            plannable[j] = True
+            release[j] = max([0.0, *(job_end[a] - now for a in preds[j])])
+    chosen = np.flatnonzero(plannable)
+    if not len(chosen):
+        return None
+    sub_index = np.full(n, -1)
+    sub_index[chosen] = np.arange(len(chosen))
+    jobs, task_map = [], []
+    for j in chosen.tolist():
+        tasks = [t for t in range(inst.job_offset[j], inst.job_offset[j + 1]) if pending[t]]
+        jobs.append(RelatedJob(tasks=inst.task_size[tasks], weight=float(inst.weights[j]), release=float(release[j])))
+        task_map.extend(tasks)
+    edges = inst.edges[(sub_index[inst.edges] >= 0).all(axis=1)] if len(inst.edges) else inst.edges
+    sub = RelatedInstance(speeds=inst.speeds, jobs=tuple(jobs), edges=sub_index[edges].reshape(-1, 2),
+                          name=f"{inst.name} @ {now:g}", ready=np.maximum(ready, 0.0))
+    return Remaining(sub, now, chosen, np.array(task_map, dtype=np.int64))

@@ -1,0 +1,170 @@
+"""The event-driven online simulator: re-run a registered offline algorithm as jobs arrive.
+
+At each re-planning time ``now`` the work that remains (:func:`~schedrelax.online.remaining.remaining`:
+arrived, unfinished jobs, remaining sizes, machines as committed work leaves them, ``now`` shifted
+to 0) goes to the offline algorithm through :func:`schedrelax.algorithms.run`, so every plan is
+itself verified against its sub-instance. The plan, shifted back by ``now``, is followed exactly
+until the next re-planning time T: preemptive plans (malleable flows; packing plans that do not
+promise ``non_preemptive``) are cut at T, the rest re-planned; in non-preemptive plans (related
+machines; packing plans that promise it) every task that starts before T is committed whole on its
+machine, and the next sub-instance sees its machine as busy (packing reservations, related ready
+times) — a committed task is never moved.
+
+When to re-plan. Plans are deterministic and followed exactly, so only an *arrival* brings new
+information: by default (``replan_on="arrivals"``) the simulator re-plans at every arrival time
+(paper 003 §7.2's online SynchPack). ``replan_on="events"`` also re-plans at every planned job
+completion (paper 004 §VI-B: S-PC "re-optimises at each arrival and departure"), which can change
+the plan because the offline algorithms are not time-consistent. With ``epoch`` (paper 000 §4.2,
+paper 002 §2.2) events are rounded up to the next multiple of ``epoch``: the simulator re-plans at
+an epoch boundary when something happened in the epoch before it, and a job arriving inside an
+epoch waits for its end. With every arrival at 0 there is one plan, at 0, and it is followed to
+the end: ``online:X`` then gives exactly X's schedule.
+
+Reuse across re-plans: none beyond what each algorithm does inside one run (S-PC's persistent
+HiGHS model within its cutting-plane loop). Carrying a solver or a cut pool from one sub-instance
+to the next is not done: the sub-instances differ in their jobs, not only in their sizes.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from schedrelax.algorithms import Result, get, run
+from schedrelax.errors import AlgorithmError
+from schedrelax.instances import Instance, MalleableInstance, RelatedInstance
+from schedrelax.online.bounds import online_lower_bound
+from schedrelax.online.metrics import online_metrics
+from schedrelax.online.remaining import Committed, job_release, remaining
+from schedrelax.schedules import Schedule
+
+FAMILIES = ("malleable", "packing", "related")
+REPLAN_ON = ("arrivals", "events")
+_TIME_TOL = 1e-9
+
+
+def _epoch_ceil(t: float, epoch: float | None) -> float:
+    """The first re-planning time at or after *t*: t itself, or the next multiple of *epoch*."""
+    if epoch is None or not math.isfinite(t):
+        return t
+    return math.ceil(t / epoch - _TIME_TOL) * epoch
+
+
+def _commit(plan: Schedule, until: float, whole: bool) -> Schedule:
+    """The part of *plan* followed before *until*: pieces starting before it, whole or cut at it."""
+    if not math.isfinite(until):
+        return plan
+    keep = plan.start < until - _TIME_TOL * max(1.0, until)
+    end = plan.end[keep] if whole else np.minimum(plan.end[keep], until)
+    return Schedule(plan.job[keep], plan.task[keep], plan.machine[keep], plan.start[keep], end, plan.rate[keep],
+                    promises=plan.promises)
+
+
+def _first_completion(plan: Schedule, done: Committed, now: float) -> float:
+    """The earliest time after *now* at which a job completes, following the plan (committed work
+    still running included)."""
+    jobs = np.r_[done.job, plan.job]
+    if not len(jobs):
+        return math.inf
+    last = np.full(int(jobs.max()) + 1, -np.inf)
+    np.maximum.at(last, jobs, np.r_[done.end, plan.end])
+    later = last[last > now + _TIME_TOL * max(1.0, now)]
+    return float(later.min()) if len(later) else math.inf
+
+
+def simulate(instance: Instance, algorithm: str, *, epoch: float | None = None, replan_on: str = "arrivals",
+             solver: str = "highs", seed: int | None = 0, bound: bool = True, trace: bool = False,
+             **params: Any) -> Result:
+    """Run *algorithm* online on *instance* (see the module docstring); returns the composed Result.
+
+    ``params`` go to the offline algorithm at every re-plan. ``bound`` computes the lower bound of
+    :func:`~schedrelax.online.bounds.online_lower_bound` (``Result.lower_bound``). ``trace`` keeps
+    every plan, in the original clock, with its time and the time it was followed until, in
+    ``info["plans"]``. ``info`` also holds the number of re-plans, planning seconds (total, per
+    event, largest) and the online metrics (:func:`~schedrelax.online.metrics.online_metrics`).
+    """
+    if instance.family not in FAMILIES:
+        raise AlgorithmError(f"online:{algorithm}: online re-planning supports {', '.join(FAMILIES)} instances, "
+                             f"not {instance.family}")
+    get(algorithm, instance.family)  # an unknown name fails before anything runs
+    if replan_on not in REPLAN_ON:
+        raise ValueError(f"replan_on must be one of {', '.join(REPLAN_ON)}, got {replan_on!r}")
+    if epoch is not None:
+        epoch = float(epoch)
+        if not (math.isfinite(epoch) and epoch > 0):
+            raise ValueError(f"epoch must be a finite number > 0, got {epoch!r}")
+    t_start = time.perf_counter()
+    release = job_release(instance)
+    arrivals = np.unique([_epoch_ceil(float(r), epoch) for r in release])
+    done = Committed.empty()
+    now = float(arrivals[0])
+    plan_seconds: list[float] = []
+    plan_times: list[float] = []
+    plans: list[dict[str, Any]] = []
+    promises: frozenset[str] | None = None
+    keep_machine = False
+    while True:
+        later = arrivals[arrivals > now + _TIME_TOL * max(1.0, now)]
+        next_arrival = float(later[0]) if len(later) else math.inf
+        rem = remaining(instance, done, now, keep_machine=keep_machine)
+        if rem is None:
+            if not math.isfinite(next_arrival):
+                break
+            now = next_arrival
+            continue
+        t0 = time.perf_counter()
+        res = run(algorithm, rem.instance, solver=solver, seed=seed, params=params)
+        plan_seconds.append(time.perf_counter() - t0)
+        plan_times.append(now)
+        plan = rem.to_original(res.schedule, instance)
+        promises = plan.promises if promises is None else promises & plan.promises
+        # A task cut by a re-plan resumes on its machine when the algorithm promises no migration.
+        keep_machine = "no_migration" in plan.promises
+        whole = isinstance(instance, RelatedInstance) or (
+            not isinstance(instance, MalleableInstance) and "non_preemptive" in plan.promises)
+        until = next_arrival
+        if replan_on == "events":
+            completion = _epoch_ceil(_first_completion(plan, done, now), epoch)
+            if completion <= now + _TIME_TOL * max(1.0, now):
+                completion = now + (epoch or 0.0)
+            until = min(until, completion)
+        part = _commit(plan, until, whole)
+        if trace:
+            plans.append({"time": now, "until": until, "plan": plan, "committed": part})
+        done = done.extend(part)
+        if not math.isfinite(until):
+            break
+        now = until
+    schedule_promises = _final_promises(instance, promises or frozenset())
+    schedule = done.schedule(schedule_promises, meta={"algorithm": f"online:{algorithm}"})
+    lower, what, bound_seconds = (online_lower_bound(instance, solver) if bound else (None, None, 0.0))
+    per_event = float(np.mean(plan_seconds)) if plan_seconds else 0.0
+    info: dict[str, Any] = {
+        "replans": len(plan_seconds),
+        "planning_seconds": float(sum(plan_seconds)),
+        "planning_seconds_per_event": per_event,
+        "planning_seconds_max": float(max(plan_seconds, default=0.0)),
+        "replan_times": plan_times,
+        "metrics": online_metrics(instance, schedule),
+        "lower_bound_method": what,
+    }
+    if trace:
+        info["plans"] = plans
+    return Result(algorithm=f"online:{algorithm}", schedule=schedule, lower_bound=lower, guarantee=None,
+                  timings={"planning": float(sum(plan_seconds)), "bound": bound_seconds,
+                           "simulation": time.perf_counter() - t_start},
+                  params={"algorithm": algorithm, "epoch": epoch, "replan_on": replan_on, "bound": bound, **params},
+                  info=info)
+
+
+def _final_promises(instance: Instance, promises: frozenset[str]) -> frozenset[str]:
+    """What the composed schedule still promises: in packing, non-preemption when every plan made
+    it (tasks are then committed whole) and no migration when every plan made it (cut tasks
+    resume on their machine); nothing for malleable flows (cuts may break minima)."""
+    if isinstance(instance, MalleableInstance):
+        return frozenset()
+    return promises & {"non_preemptive", "no_migration"}
+
