@@ -54,6 +54,9 @@ def _parser() -> argparse.ArgumentParser:
     s.add_argument("--time-limit", type=_positive, help="solver time limit in seconds")
     s.add_argument("--param", "-p", type=_param, action="append", default=[], metavar="KEY=VALUE",
                    help="algorithm parameter (repeatable), value read as JSON where it parses")
+    s.add_argument("--epoch", type=_positive, help="online:<algorithm> only: re-plan at multiples of this epoch")
+    s.add_argument("--replan-on", choices=("arrivals", "events"),
+                   help="online:<algorithm> only: re-plan at arrivals (default) or at arrivals and completions")
     s.add_argument("--out", "-o", help="write the schedule as JSON here")
     s.add_argument("--gantt", help="write a Gantt chart here (PNG, SVG or PDF)")
 
@@ -66,8 +69,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("-o", "--out", required=True, help="output instance JSON file")
 
     v = sub.add_parser("verify", help="check a schedule against an instance; exit 0 if feasible")
-    v.add_argument("instance")
-    v.add_argument("schedule")
+    v.add_argument("instance", help="instance JSON file")
+    v.add_argument("schedule", help="schedule JSON file (as written by `solve --out`)")
 
     ls = sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
     ls.add_argument("--markdown", action="store_true", help="print the algorithm table as Markdown (as in the README)")
@@ -82,19 +85,27 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--solvers", default="highs", help="comma-separated solvers (default: highs)")
     c.add_argument("--out", help="table file (.csv); summary and plots are written beside it")
     c.add_argument("--resume", action="store_true", help="keep the cells already in --out, run the rest")
-    c.add_argument("--workers", type=int, help="local processes (default: the number of CPUs)")
+    c.add_argument("--workers", type=int, metavar="N", help="local processes (default: the number of CPUs)")
     c.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed cluster at ADDRESS instead")
-    c.add_argument("--time-limit", type=_positive, help="solver time limit per solve, seconds")
-    c.add_argument("--opt-max-jobs", type=int, default=8,
-                   help="run the exact MIP only on instances with at most this many jobs (default 8)")
+    c.add_argument("--param", "-p", type=_param, action="append", default=[], metavar="KEY=VALUE",
+                   help="generator parameter of the generated instances (repeatable), e.g. -p n_jobs=5")
+    c.add_argument("--time-limit", type=_positive, metavar="SECONDS",
+                   help="solver time limit per solve of the algorithms")
+    c.add_argument("--opt-max-jobs", type=int, default=8, metavar="N",
+                   help="run the exact MIP only on instances with at most N jobs (default 8)")
+    c.add_argument("--opt-max-tasks", type=int, default=12, metavar="N",
+                   help="and, for packing and related instances, at most N tasks (default 12)")
+    c.add_argument("--opt-time-limit", type=_positive, default=30.0, metavar="SECONDS",
+                   help="time limit of each exact MIP solve (default 30); an optimum counts only if proven")
     c.add_argument("--no-opt", action="store_true", help="do not run the exact MIP")
 
     r = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and plots")
-    r.add_argument("name", help="reproduction name, or 'all' (see `schedrelax list`)")
+    r.add_argument("name", help="reproduction name, or 'all': every one into OUT/NAME/ with the index OUT/report.md "
+                   "(exit code 1 if one failed; see `schedrelax list`)")
     r.add_argument("--quick", action="store_true", help="CI-sized runs: same pipeline, fewer and smaller instances")
     r.add_argument("--out", default="reports", help="output folder (default: reports)")
     r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--swim", help="SWIM workload file (asrpt)")
+    r.add_argument("--swim", metavar="FILE", help="also run asrpt on this SWIM workload file")
 
     d = sub.add_parser("demo", help="run every algorithm on the bundled example instances")
     d.add_argument("--solver", default="highs", help="solver for algorithms that use one (default: highs)")
@@ -112,6 +123,14 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     spec = algorithms.get(args.algorithm, inst.family)
     check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
     params = dict(args.param)
+    for option, key in (("--epoch", "epoch"), ("--replan-on", "replan_on")):
+        value = getattr(args, key)
+        if value is None:
+            continue
+        if not args.algorithm.startswith(algorithms.ONLINE_PREFIX):
+            raise ValueError(f"{option} applies to online algorithms only: use --algorithm "
+                             f"{algorithms.ONLINE_PREFIX}{args.algorithm}")
+        params[key] = value
     if args.time_limit is not None:
         if spec.uses_solver:
             params["time_limit"] = args.time_limit
@@ -143,6 +162,11 @@ def _print_result(inst, result) -> None:
     if result.guarantee is not None:
         print(f"  guarantee {result.guarantee:.4g}")
     print(f"  time {result.timings.get('total', float('nan')):.3f} s, {len(result.schedule)} pieces")
+    if "replans" in result.info:
+        m = result.info["metrics"]
+        print(f"  online: {result.info['replans']} re-plans, {result.info['planning_seconds_per_event']:.4f} s "
+              f"planning per event; weighted average delay {m['weighted_average_delay']:.6g}, "
+              f"average stretch {m['average_stretch']:.4g}")
 
 
 def _cmd_generate(args: argparse.Namespace) -> int:
@@ -226,17 +250,31 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+EXIT_INTERRUPTED = 130
+
+
 def _cmd_compare(args: argparse.Namespace) -> int:
     from schedrelax.experiments.compare import main_compare
 
-    main_compare(args.paths, args.family, args.generate, args.seed, args.setup, args.algorithms, args.solvers,
-                 args.out, args.resume, args.workers, args.dask, args.time_limit, args.opt_max_jobs, args.no_opt)
+    try:
+        main_compare(args.paths, args.family, args.generate, args.seed, args.setup, args.algorithms, args.solvers,
+                     args.out, args.resume, args.workers, args.dask, args.time_limit, args.opt_max_jobs, args.no_opt,
+                     params=dict(args.param), opt_max_tasks=args.opt_max_tasks, opt_time_limit=args.opt_time_limit)
+    except KeyboardInterrupt:
+        # The table holds every instance finished so far (written as each one ends).
+        saved = f"; the finished cells are in {args.out}: run again with --resume to do the rest" if args.out else ""
+        print(f"schedrelax compare: interrupted{saved}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     return 0
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from schedrelax.experiments.reproduce import reproduce
+    from schedrelax.experiments.reproduce import reproduce, reproduce_all
 
+    if args.name == "all":
+        # A progress line per reproduction; a failed one is in the index and the exit code.
+        _, outcomes = reproduce_all(args.out, quick=args.quick, seed=args.seed, swim=args.swim)
+        return 0 if all(o.status == "ok" for o in outcomes) else 1
     for report in reproduce(args.name, args.out, quick=args.quick, seed=args.seed, swim=args.swim):
         print(f"report written to {report}")
     return 0

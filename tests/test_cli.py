@@ -116,3 +116,34 @@ def test_python_dash_m_is_the_same_command():
     proc = subprocess.run([sys.executable, "-m", "schedrelax", "list"], capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stderr
     assert "families:" in proc.stdout
+
+
+def test_list_names_the_reproductions(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out.split("reproductions:")[1].split("solvers:")[0]
+    for name in ("asrpt", "flex", "flowflex", "spc", "synchpack"):
+        assert f"  {name} " in out
+
+
+def test_reproduce_unknown_name_is_a_user_error(tmp_path, capsys):
+    assert main(["reproduce", "nope", "--out", str(tmp_path)]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "unknown reproduction 'nope'; choose one of: all, " in err and "flowflex" in err
+
+
+def test_reproduce_option_of_another_reproduction_is_a_user_error(tmp_path, capsys):
+    assert main(["reproduce", "spc", "--swim", "trace.tsv", "--out", str(tmp_path)]) == EXIT_USAGE
+    assert "reproduction 'spc' has no option 'swim'" in capsys.readouterr().err
+
+
+def test_interrupted_compare_exits_130_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
+    from schedrelax.cli import EXIT_INTERRUPTED
+    from schedrelax.experiments import compare
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(compare, "main_compare", interrupted)
+    out = tmp_path / "grid.csv"
+    assert main(["compare", "--family", "related", "--generate", "2", "--out", str(out)]) == EXIT_INTERRUPTED == 130
+    assert f"interrupted; the finished cells are in {out}: run again with --resume" in capsys.readouterr().err

@@ -2,16 +2,20 @@
 
 For every instance and solver it runs each chosen algorithm once (through
 :func:`schedrelax.algorithms.run`, so every schedule is verified), and the family's exact ``mip``
-algorithm once when the instance is small enough; each row of the resulting table is one
+algorithm once when the instance is small enough (at most ``opt_max_jobs`` jobs and, for the
+families with tasks, ``opt_max_tasks`` tasks) under its own time limit ``opt_time_limit``; each
+row of the resulting table is one
 (instance, algorithm, solver) cell with the algorithm's value, the lower bound its relaxation
 proved, the MIP optimum, the ratios ALG/LB, ALG/OPT and OPT/LB, the theorem's guarantee and the
 times. Algorithms that use no solver run once per instance, under solver ``"-"``.
 
 A failed cell (an exception, a solver that ended without proof) is a row with ``status`` and
 ``reason``, never a stopped grid. ``resume=True`` keeps the rows already in the output file and
-runs only the missing cells. Work is spread over local processes (``workers``) or a Dask
+runs only the missing cells (an instance's MIP optimum already in the file is reused, not solved
+again). Work is spread over local processes (``workers``) or a Dask
 distributed cluster (``dask=ADDRESS``, or a ``distributed.Client``); the rows do not depend on
-where they ran, only the timing columns do.
+where they ran, only the timing columns do (and the OPT column, when a MIP stopped by
+``opt_time_limit`` is proven optimal on one run and not on another).
 """
 
 from __future__ import annotations
@@ -37,10 +41,14 @@ KEY = ("instance", "algorithm", "solver")
 NO_SOLVER = "-"
 
 COLUMNS = [
-    "instance", "family", "n_jobs", "algorithm", "solver", "status", "reason", "objective", "lower_bound",
+    "instance", "family", "n_jobs", "n_tasks", "algorithm", "solver", "status", "reason", "objective", "lower_bound",
     "opt", "opt_status", "alg_lb", "alg_opt", "opt_lb", "guarantee", "within_guarantee",
     "build_s", "solve_s", "round_s", "total_s", "seed",
 ]
+
+NUMERIC = ["n_jobs", "n_tasks", "objective", "lower_bound", "opt", "alg_lb", "alg_opt", "opt_lb", "guarantee",
+           "build_s", "solve_s", "round_s", "total_s", "seed"]
+"""The numeric columns (floats, NaN where missing)."""
 
 
 @dataclass(frozen=True)
@@ -63,11 +71,22 @@ class InstanceSource:
         return generate(self.family, self.setup, seed=self.seed, **dict(self.params))
 
 
+OPT_MAX_JOBS = 8
+"""Default size limit of the exact MIP (jobs)."""
+
+OPT_MAX_TASKS = 12
+"""Default size limit of the exact MIP (tasks, for the packing and related families)."""
+
+OPT_TIME_LIMIT = 30.0
+"""Default time limit of one exact MIP solve, seconds."""
+
+
 @dataclass(frozen=True)
 class Task:
     """One unit of work: every missing cell of one instance. ``groups`` pairs each solver (or
     ``NO_SOLVER``) with the algorithms to run under it; ``solvers`` are the grid's solvers, each of
-    which also runs the exact MIP once for the OPT column."""
+    which also runs the exact MIP once for the OPT column, unless ``known_opt`` holds its
+    (solver, opt, opt_status) from an earlier run."""
 
     source: InstanceSource
     solvers: tuple[str, ...]
@@ -76,6 +95,9 @@ class Task:
     opt_max_jobs: int
     time_limit: float | None
     seed: int
+    opt_max_tasks: int | None = OPT_MAX_TASKS
+    opt_time_limit: float | None = OPT_TIME_LIMIT
+    known_opt: tuple[tuple[str, float, str], ...] = ()
 
 
 @dataclass
@@ -105,15 +127,21 @@ def sources_from_paths(paths: Iterable[str | Path]) -> list[InstanceSource]:
 
 def generated_sources(family: str, n: int, seed: int = 0, setup: str | None = None,
                       params: dict[str, Any] | None = None) -> list[InstanceSource]:
-    """*n* generated instances of *family* with seeds ``seed, seed+1, ...``."""
+    """*n* generated instances of *family* with seeds ``seed, seed+1, ...``, named
+    ``SETUP[-KEY=VALUE...]-seedS`` (the name is what ``resume`` matches, so it carries the
+    generator parameters *params*)."""
+    import json
+
     from schedrelax.instances.generate import generate
 
     if n < 1:
         raise ValueError(f"--generate must be >= 1, got {n}")
-    generate(family, setup, seed=seed, **(params or {}))  # fail now, with the generator's message
-    tag = setup or family
-    return [InstanceSource(name=f"{tag}-seed{seed + i}", family=family, setup=setup, seed=seed + i,
-                           params=tuple(sorted((params or {}).items()))) for i in range(n)]
+    # JSON lists (from --param) become tuples: a source is hashable and the generators take tuples.
+    fixed = tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in (params or {}).items()))
+    generate(family, setup, seed=seed, **dict(fixed))  # fail now, with the generator's message
+    tag = (setup or family) + "".join(f"-{k}={json.dumps(v, separators=(',', ':'))}" for k, v in fixed)
+    return [InstanceSource(name=f"{tag}-seed{seed + i}", family=family, setup=setup, seed=seed + i, params=fixed)
+            for i in range(n)]
 
 
 def _ratio(a: float | None, b: float | None) -> float:
@@ -124,11 +152,12 @@ def _ratio(a: float | None, b: float | None) -> float:
     return a / b
 
 
-def _run_one(name: str, inst, solver: str, seed: int, time_limit: float | None) -> dict[str, Any]:
+def _run_one(name: str, inst, solver: str, seed: int, time_limit: float | None,
+             extra: dict[str, Any] | None = None) -> dict[str, Any]:
     from schedrelax import algorithms
 
     spec = algorithms.get(name, inst.family)
-    params: dict[str, Any] = {}
+    params: dict[str, Any] = dict(extra or {})
     accepted = algorithms._keyword_params(spec.fn)
     if time_limit is not None and spec.uses_solver and (accepted is None or "time_limit" in accepted):
         params["time_limit"] = time_limit
@@ -162,15 +191,27 @@ def _opt(inst, solver: str, task: Task) -> tuple[float, str]:
         return math.nan, "not run"
     if not any(s.name == OPT_ALGORITHM for s in algorithms.available(inst.family)):
         return math.nan, f"no {OPT_ALGORITHM} for {inst.family}"
+    for known, value, status in task.known_opt:
+        if known == solver:
+            return value, status
     if inst.n_jobs > task.opt_max_jobs:
         return math.nan, f"skipped: {inst.n_jobs} jobs > {task.opt_max_jobs}"
-    cell = _run_one(OPT_ALGORITHM, inst, solver, task.seed, task.time_limit)
+    n_tasks = getattr(inst, "n_tasks", None)
+    if n_tasks is not None and task.opt_max_tasks is not None and n_tasks > task.opt_max_tasks:
+        return math.nan, f"skipped: {n_tasks} tasks > {task.opt_max_tasks}"
+    # FLEX's per-job minima bind only the schedules that promise to respect them (paper 002's own
+    # FIFO runs with minima 0; see schedrelax.schedules), so the optimum every algorithm's schedule
+    # is measured against is the one without minima: a value no verified schedule can beat.
+    relaxed = inst.family == "malleable" and bool((inst.min_procs > 0).any())
+    cell = _run_one(OPT_ALGORITHM, inst, solver, task.seed, task.opt_time_limit,
+                    {"minima": False} if relaxed else None)
     if cell["status"] != "ok":
         return math.nan, f"failed: {cell['reason']}"
     if not cell["optimal"]:
         # A MIP stopped by its limit gives an incumbent, not an optimum: no OPT column.
-        return math.nan, "not proven optimal"
-    return cell["objective"], f"optimal ({solver})"
+        limit = f" in {task.opt_time_limit:g} s" if task.opt_time_limit is not None else ""
+        return math.nan, f"not proven optimal{limit}"
+    return cell["objective"], f"optimal without minima ({solver})" if relaxed else f"optimal ({solver})"
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
@@ -184,8 +225,10 @@ def run_task(task: Task) -> list[dict[str, Any]]:
         reason = f"{type(exc).__name__}: {exc}".splitlines()[0][:300]
         return [{**base, "solver": s, "algorithm": a, "status": "failed", "reason": reason}
                 for s, names in task.groups for a in names]
-    base.update(family=inst.family, n_jobs=inst.n_jobs)
-    opts = {s: _opt(inst, s, task) for s in task.solvers}
+    base.update(family=inst.family, n_jobs=inst.n_jobs, n_tasks=getattr(inst, "n_tasks", None))
+    # The MIP runs only under the solvers some cell compares with (solverless cells use the first).
+    needed = {task.solvers[0] if solver == NO_SOLVER else solver for solver, _ in task.groups}
+    opts = {s: _opt(inst, s, task) for s in task.solvers if s in needed}
     rows = []
     for solver, names in task.groups:
         opt, opt_status = opts[solver if solver != NO_SOLVER else task.solvers[0]]
@@ -205,10 +248,14 @@ def run_task(task: Task) -> list[dict[str, Any]]:
 
 
 def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, solvers: Sequence[str], *,
-         with_opt: bool = True, opt_max_jobs: int = 8, time_limit: float | None = None,
-         seed: int = 0, done: set[tuple[str, str, str]] | None = None) -> list[Task]:
+         with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS, time_limit: float | None = None,
+         seed: int = 0, done: set[tuple[str, str, str]] | None = None, opt_max_tasks: int | None = OPT_MAX_TASKS,
+         opt_time_limit: float | None = OPT_TIME_LIMIT,
+         known_opt: dict[str, dict[str, tuple[float, str]]] | None = None) -> list[Task]:
     """The tasks of a grid: per instance, the solver-using algorithms once per solver, the others
-    once. Cells in *done* are left out; an instance whose cells are all done gives no task."""
+    once. Cells in *done* are left out; an instance whose cells are all done gives no task.
+    *known_opt* maps instance -> solver -> (opt, opt_status) already computed (by a run being
+    resumed)."""
     from schedrelax import algorithms
 
     if not sources:
@@ -219,6 +266,8 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
 
     for s in solvers:
         check_solver(s)
+    if len(set(solvers)) != len(solvers):
+        raise ValueError(f"a solver is named twice in {', '.join(solvers)}")
     done = done or set()
     tasks: list[Task] = []
     for src in sources:
@@ -234,7 +283,9 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
             if todo:
                 groups.append((solver, todo))
         if groups:
-            tasks.append(Task(src, tuple(solvers), tuple(groups), with_opt, opt_max_jobs, time_limit, seed))
+            known = tuple((s, v, st) for s, (v, st) in (known_opt or {}).get(src.name, {}).items() if s in solvers)
+            tasks.append(Task(src, tuple(solvers), tuple(groups), with_opt, opt_max_jobs, time_limit, seed,
+                              opt_max_tasks, opt_time_limit, known))
     return tasks
 
 
@@ -294,48 +345,59 @@ def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iter
             bar.step()
             yield rows
         return
-    with ProcessPoolExecutor(max_workers=workers) as pool:
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
         for fut in as_completed([pool.submit(run_task, t) for t in tasks]):
             bar.step()
             yield fut.result()
+    finally:
+        # Interrupted (Ctrl-C, an error): drop the queued tasks instead of running them all first.
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None = None,
             solvers: Sequence[str] = ("highs",), *, out: str | Path | None = None, resume: bool = False,
-            workers: int | None = None, dask: Any = None, with_opt: bool = True, opt_max_jobs: int = 8,
+            workers: int | None = None, dask: Any = None, with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS,
             time_limit: float | None = None, seed: int = 0, plots: bool = True,
-            progress: bool = True) -> CompareResult:
+            progress: bool = True, opt_max_tasks: int | None = OPT_MAX_TASKS,
+            opt_time_limit: float | None = OPT_TIME_LIMIT) -> CompareResult:
     """Run the grid and return (and, with *out*, write) the table and its summary.
 
     *out* names the table file (``.csv``; a Parquet copy is written beside it when pyarrow is
     installed); the summary goes to ``<stem>_summary.csv`` and the plots to ``<stem>_ratios.png``
-    and ``<stem>_times.png``. *workers* defaults to the number of CPUs.
+    and ``<stem>_times.png``. *workers* defaults to the number of CPUs. *time_limit* applies to
+    every solve of the algorithms, *opt_time_limit* to each exact MIP solve (the OPT column);
+    the MIP runs only on instances with at most *opt_max_jobs* jobs and (packing, related) at
+    most *opt_max_tasks* tasks (None: no task limit).
     """
     import pandas as pd
 
     out_path = Path(out) if out is not None else None
     previous = None
     done: set[tuple[str, str, str]] = set()
+    known_opt: dict[str, dict[str, tuple[float, str]]] = {}
     if resume:
         if out_path is None:
             raise ValueError("--resume needs --out (the table to resume)")
         if out_path.exists():
-            previous = pd.read_csv(out_path, keep_default_na=False, na_values=[""])
+            previous = _read_table(out_path)
             done = set(map(tuple, previous[list(KEY)].astype(str).itertuples(index=False, name=None)))
+            known_opt = _known_opts(previous)
     tasks = plan(sources, algorithms, solvers, with_opt=with_opt, opt_max_jobs=opt_max_jobs,
-                 time_limit=time_limit, seed=seed, done=done)
+                 time_limit=time_limit, seed=seed, done=done, opt_max_tasks=opt_max_tasks,
+                 opt_time_limit=opt_time_limit, known_opt=known_opt)
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise ValueError(f"--workers must be >= 1, got {workers}")
 
-    frames = [previous] if previous is not None else []
+    frames = [previous] if previous is not None and len(previous) else []
     new_rows: list[dict[str, Any]] = []
     for rows in _execute(tasks, workers, dask, progress):
         new_rows.extend(rows)
         if out_path is not None:
             # Append as cells finish, so an interrupted grid can be resumed.
-            _write_table(pd.concat(frames + [_frame(new_rows)], ignore_index=True), out_path)
-    table = pd.concat(frames + [_frame(new_rows)], ignore_index=True)
+            _write_table(_concat(frames, new_rows), out_path)
+    table = _concat(frames, new_rows)
     table = table.sort_values(list(KEY), kind="stable", ignore_index=True)
     summary = summarise(table)
     files: list[Path] = []
@@ -349,10 +411,48 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
     return CompareResult(table, summary, files)
 
 
+def _read_table(path: Path):
+    """A table written by :func:`compare`, with the columns a resumed run appends to (a column
+    an older version did not write is added empty)."""
+    import pandas as pd
+
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+    missing = [c for c in KEY if c not in table.columns]
+    if missing:
+        raise ValueError(f"{path}: not a compare table (no column {missing[0]!r}); cannot resume from it")
+    for c in COLUMNS:
+        if c not in table.columns:
+            table[c] = math.nan
+    return table[COLUMNS]
+
+
+def _known_opts(table) -> dict[str, dict[str, tuple[float, str]]]:
+    """instance -> solver -> (opt, opt_status) from the rows of an earlier run. Left out: rows
+    under NO_SOLVER (they name no solver), rows without a status (an instance that failed to
+    load) and rows whose MIP was not asked for (``--no-opt``)."""
+    out: dict[str, dict[str, tuple[float, str]]] = {}
+    rows = table[(table["solver"] != NO_SOLVER) & table["opt_status"].notna() & (table["opt_status"] != "not run")]
+    for inst, solver, opt, status in rows[["instance", "solver", "opt", "opt_status"]].itertuples(index=False):
+        out.setdefault(str(inst), {})[str(solver)] = (float(opt), str(status))
+    return out
+
+
 def _frame(rows: list[dict[str, Any]]):
     import pandas as pd
 
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def _concat(frames: list, rows: list[dict[str, Any]]):
+    """The earlier table and the new rows as one, numeric columns as floats (an empty frame or a
+    column of only missing values would otherwise turn them into objects)."""
+    import pandas as pd
+
+    parts = [f for f in frames if len(f)] + ([_frame(rows)] if rows else [])
+    table = pd.concat(parts, ignore_index=True) if parts else _frame([])
+    for c in NUMERIC:
+        table[c] = pd.to_numeric(table[c], errors="coerce").astype(float)
+    return table
 
 
 def _write_table(table, path: Path) -> list[Path]:
@@ -394,44 +494,53 @@ def summarise(table):
 
 
 def plot(table, stem: Path) -> list[Path]:
-    """Ratio box plots (ALG/LB and ALG/OPT per algorithm and solver) and time against size."""
-    import matplotlib
-
-    matplotlib.use("Agg", force=False)
-    import matplotlib.pyplot as plt
+    """Ratio box plots (ALG/LB and ALG/OPT per algorithm and solver) and time against size
+    (tasks where the family has them, else jobs)."""
+    from matplotlib.figure import Figure
 
     files = []
     ok = table[table["status"] == "ok"]
-    labels = sorted({f"{a} / {s}" for a, s in zip(ok["algorithm"], ok["solver"])})
-    fig, axes = plt.subplots(1, 2, figsize=(12, 0.4 * max(4, len(labels)) + 1.5), sharey=True)
+    cell = ok["algorithm"] + " / " + ok["solver"]
+    labels = sorted(set(cell))
+    fig = Figure(figsize=(12, 0.4 * max(4, len(labels)) + 1.5))
+    axes = fig.subplots(1, 2, sharey=True)
     for ax, col, title in ((axes[0], "alg_lb", "ALG / lower bound"), (axes[1], "alg_opt", "ALG / MIP optimum")):
-        data = [ok[(ok["algorithm"] + " / " + ok["solver"]) == lab][col].dropna().to_numpy() for lab in labels]
-        shown = [(lab, d) for lab, d in zip(labels, data) if len(d)]
+        # One row per label on both panels (sharey): a label without ratios leaves its row empty.
+        data = [(k, ok.loc[cell == lab, col].dropna().to_numpy(dtype=float)) for k, lab in enumerate(labels)]
+        shown = [(k, d) for k, d in data if len(d)]
         if shown:
-            ax.boxplot([d for _, d in shown], orientation="horizontal", tick_labels=[lab for lab, _ in shown])
+            ax.boxplot([d for _, d in shown], positions=[k for k, _ in shown], orientation="horizontal",
+                       widths=0.6, manage_ticks=False)
             ax.axvline(1.0, color="grey", linewidth=0.8)
         else:
             ax.text(0.5, 0.5, "no ratio available", ha="center", va="center", transform=ax.transAxes)
         ax.set_title(title)
         ax.set_xlabel("ratio")
+    axes[0].set_yticks(range(len(labels)), labels)
+    axes[0].set_ylim(len(labels) - 0.5, -0.5)
     fig.tight_layout()
     p = stem.with_name(stem.name + "_ratios.png")
     fig.savefig(p, dpi=110)
-    plt.close(fig)
     files.append(p)
 
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for (alg, solver), grp in ok.groupby(["algorithm", "solver"]):
-        ax.scatter(grp["n_jobs"], grp["total_s"], label=f"{alg} / {solver}", s=14)
-    ax.set_xlabel("jobs in the instance")
+    fig = Figure(figsize=(8, 4.8))
+    ax = fig.subplots()
+    size = ok["n_tasks"].astype(float).fillna(ok["n_jobs"].astype(float))
+    markers = "osD^v<>P*X"
+    for k, lab in enumerate(labels):
+        sel = (cell == lab).to_numpy()
+        ax.scatter(size[sel], ok.loc[sel, "total_s"].astype(float), label=lab, s=16,
+                   color=f"C{k % 10}", marker=markers[(k // 10) % len(markers)])
+    with_tasks = ok["n_tasks"].notna()
+    ax.set_xlabel("tasks in the instance" if with_tasks.all() else
+                  "jobs in the instance" if not with_tasks.any() else "tasks (jobs where the family has no tasks)")
     ax.set_ylabel("seconds (algorithm, incl. solve)")
     ax.set_yscale("log")
     if len(ok):
-        ax.legend(fontsize="small", frameon=False)
+        ax.legend(fontsize="small", frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     fig.tight_layout()
     p = stem.with_name(stem.name + "_times.png")
     fig.savefig(p, dpi=110)
-    plt.close(fig)
     files.append(p)
     return files
 
@@ -450,14 +559,21 @@ def format_summary(summary) -> str:
 def main_compare(paths: Sequence[str], family: str | None, generate: int | None, seed: int, setup: str | None,
                  algorithms_: str | None, solvers: str, out: str | None, resume: bool, workers: int | None,
                  dask: str | None, time_limit: float | None, opt_max_jobs: int, no_opt: bool,
-                 echo: Callable[[str], None] = print) -> CompareResult:
-    """What ``schedrelax compare`` does, given its parsed options."""
+                 echo: Callable[[str], None] = print, *, params: dict[str, Any] | None = None,
+                 opt_max_tasks: int | None = OPT_MAX_TASKS, opt_time_limit: float | None = OPT_TIME_LIMIT,
+                 progress: bool = True) -> CompareResult:
+    """What ``schedrelax compare`` does, given its parsed options (*params*: generator
+    parameters, ``--param``)."""
     if paths and generate:
         raise ValueError("give instance files/folders or --generate, not both")
+    if params and not generate:
+        raise ValueError("--param sets generator parameters: it needs --generate")
+    if generate is not None and generate < 1:
+        raise ValueError(f"--generate must be >= 1, got {generate}")
     if generate:
         if not family:
             raise ValueError("--generate needs --family")
-        sources = generated_sources(family, generate, seed, setup)
+        sources = generated_sources(family, generate, seed, setup, params)
     elif paths:
         sources = sources_from_paths(paths)
     else:
@@ -465,7 +581,8 @@ def main_compare(paths: Sequence[str], family: str | None, generate: int | None,
     algos = [a.strip() for a in algorithms_.split(",") if a.strip()] if algorithms_ else None
     solver_list = [s.strip() for s in solvers.split(",") if s.strip()]
     result = compare(sources, algos, solver_list, out=out, resume=resume, workers=workers, dask=dask,
-                     with_opt=not no_opt, opt_max_jobs=opt_max_jobs, time_limit=time_limit, seed=seed)
+                     with_opt=not no_opt, opt_max_jobs=opt_max_jobs, time_limit=time_limit, seed=seed,
+                     opt_max_tasks=opt_max_tasks, opt_time_limit=opt_time_limit, progress=progress)
     echo(format_summary(result.summary))
     failed = int((result.table["status"] != "ok").sum())
     if failed:

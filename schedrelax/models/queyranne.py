@@ -69,6 +69,7 @@ class ScheduleLPData:
 
     @classmethod
     def of(cls, instance: RelatedInstance) -> ScheduleLPData:
+        """The data of *instance*, with the lower bounds (3)-(4) imply (paper 004 §III-A)."""
         p, mu_j = instance.p, instance.mu_j
         edges = np.asarray(instance.edges, dtype=np.int64).reshape(-1, 2)
         return cls(p, mu_j, instance.mu, instance.weights, instance.release, edges,

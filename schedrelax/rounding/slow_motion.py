@@ -53,6 +53,7 @@ class Timeline:
     @classmethod
     def build(cls, unit: np.ndarray, start: np.ndarray, end: np.ndarray, amount: np.ndarray, total: np.ndarray,
               unit_job: np.ndarray) -> Timeline:
+        """The timeline of pieces given in any order (sorted here by unit, then start)."""
         order = np.lexsort((start, unit))
         return cls(order, np.asarray(unit)[order], np.asarray(start, float)[order], np.asarray(end, float)[order],
                    np.asarray(amount, float)[order], np.asarray(total, float), np.asarray(unit_job))

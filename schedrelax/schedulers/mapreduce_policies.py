@@ -48,6 +48,7 @@ class FIFOPolicy:
     can use; a job whose Map ends in this slot gets no Reduce machines in it and blocks nobody."""
 
     def allocate(self, sim: SlotSimulator) -> Allocation:
+        """Slot ``sim.t`` of FIFO (paper 001 §VII-A): the active jobs greedily, in arrival order."""
         return _greedy(sim, sim.active)
 
 
@@ -56,6 +57,7 @@ class LRPTPolicy:
     arrival, index), each as many machines as it can use."""
 
     def allocate(self, sim: SlotSimulator) -> Allocation:
+        """Slot ``sim.t`` of LRPT (paper 001 §VII-A): the active jobs greedily, most remaining work first."""
         rem, arr = sim.remaining, sim.arrival
         return _greedy(sim, sorted(sim.active, key=lambda j: (-rem(j), arr[j], j)))
 
@@ -96,6 +98,7 @@ class FairPolicy:
     """
 
     def allocate(self, sim: SlotSimulator) -> Allocation:
+        """Slot ``sim.t`` of Fair (paper 001 §VII-A): max-min fair shares of the free machines."""
         jobs, maps, dem, base = [], [], [], []
         for j in sim.active:
             m, r = sim.demand(j)
@@ -149,6 +152,7 @@ class ASRPTPolicy:
         self.srpt = _SRPTRows(relax)
 
     def allocate(self, sim: SlotSimulator) -> Allocation:
+        """Slot ``sim.t`` of ASRPT, paper 001 §VI-A Algorithm 1 lines 3-52 (see the class docstring)."""
         srpt = self.srpt
         load = {srpt.job[r]: srpt.map_units[r] for r in srpt.rows(sim.t) if srpt.map_units[r]}
         rem, arr = sim.remaining, sim.arrival
@@ -208,6 +212,8 @@ class DSRPTPolicy:
         self.debit = [0] * n_jobs  # non-preemptive: units held tasks ran ahead of the job's entries
 
     def allocate(self, sim: SlotSimulator) -> Allocation:
+        """Slot ``sim.t`` of DSRPT (paper 001 §VI-B): SRPT's Map units of this slot, then the delayed
+        Reduce work first come first served."""
         srpt, t = self.srpt, sim.t
         for r in srpt.rows(t):
             if srpt.map_units[r]:

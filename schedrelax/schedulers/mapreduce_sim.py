@@ -331,6 +331,7 @@ class SlotSimulator:
             self.active = [j for j in self.active if not self.done[j]]
 
     def run(self, policy: Policy, name: str = "") -> Simulation:
+        """Run *policy* slot by slot until every job is done (paper 001 §III); see :func:`simulate`."""
         n = len(self.order)
         while True:
             self._start_slot()

@@ -1,8 +1,19 @@
-"""The comparison runner: ratios by hand, failed cells, resume, local processes and Dask."""
+"""The comparison runner: ratios by hand, failed cells, resume, local processes and Dask.
+
+The three properties of issue 8's done-when each have a fast test on a small grid and a slow one
+on 20 generated instances x every algorithm of the family x {highs, cvxpy}: the grid writes its
+table, summary and plots; Dask on a LocalCluster gives the same numbers as local processes; a
+grid interrupted and resumed ends with the table of an uninterrupted run without running a cell
+twice.
+"""
 
 from __future__ import annotations
 
 import math
+import signal
+import subprocess
+import sys
+import time
 
 import pandas as pd
 import pytest
@@ -16,10 +27,36 @@ from schedrelax.schedules import Schedule
 
 CALLS: list[str] = []
 
+NUMBERS = ["instance", "family", "n_jobs", "n_tasks", "algorithm", "solver", "status", "reason", "objective",
+           "lower_bound", "opt", "opt_status", "alg_lb", "alg_opt", "opt_lb", "guarantee", "within_guarantee"]
+"""Every column but the timings: what must not depend on where or when a cell ran."""
+
+def _numbers(table):
+    """The NUMBERS columns, in the same types whether the table was read from its CSV or not."""
+    t = table[NUMBERS].copy()
+    for c in ("reason", "opt_status"):
+        t[c] = t[c].astype(object).where(t[c].notna(), "").astype(str)
+    t["within_guarantee"] = t["within_guarantee"].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0}).astype(float)
+    for c in ("n_jobs", "n_tasks"):
+        t[c] = t[c].astype(float)
+    return t.reset_index(drop=True)
+
+
+TINY_RELATED = {"n_jobs": 3, "tasks_per_job": (1, 2), "machines": 2}
+"""Related instances small enough for the exact MIP to prove its optimum in well under a second."""
+
+@pytest.fixture
+def real_registry():
+    """Asked for by the tests that run on the registry as it is (no test algorithms)."""
+
 
 @pytest.fixture(autouse=True)
-def _registry(monkeypatch):
-    """Test algorithms on the related family; the exact one under a private name."""
+def _registry(request, monkeypatch):
+    """Test algorithms on the related family; the exact one under a private name (not for the
+    tests that ask for ``real_registry``)."""
+    if "real_registry" in request.fixturenames:
+        yield
+        return
     algorithms.available()
     saved = {name: dict(specs) for name, specs in algorithms._REGISTRY.items()}
     monkeypatch.setattr(cmp, "OPT_ALGORITHM", "test-opt")
@@ -92,7 +129,7 @@ def test_an_unproven_optimum_is_not_used(tmp_path, monkeypatch):
     monkeypatch.setattr(cmp, "OPT_ALGORITHM", "test-gap")
     src = cmp.sources_from_paths([_tiny(tmp_path / "a.json")])
     row = cmp.compare(src, ["test-serial"], ["highs"], workers=1, progress=False).table.iloc[0]
-    assert math.isnan(row["opt"]) and row["opt_status"] == "not proven optimal"
+    assert math.isnan(row["opt"]) and row["opt_status"].startswith("not proven optimal")
 
 
 def test_resume_runs_only_missing_cells(tmp_path):
@@ -146,7 +183,215 @@ def test_cli_compare_writes_table_summary_and_plots(tmp_path, capsys):
     (["compare", "--family", "related", "--generate", "2", "--solvers", "hihgs"], "unknown solver 'hihgs'"),
     (["compare", "missing-folder"], "no such instance file or folder"),
     (["compare", "--family", "related", "--generate", "1", "--resume"], "--resume needs --out"),
+    (["compare", "--family", "related", "--generate", "0"], "--generate must be >= 1, got 0"),
+    (["compare", "a.json", "-p", "n_jobs=3"], "--param sets generator parameters: it needs --generate"),
+    (["compare", "--family", "related", "--generate", "1", "-p", "nope=3"], "nope"),
+    (["compare", "--family", "related", "--generate", "1", "--solvers", "highs,highs"], "a solver is named twice"),
 ])
 def test_cli_compare_errors(argv, fragment, capsys):
     assert main(argv) == 2
     assert fragment in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 8's done-when on real algorithms: every algorithm of a family x {highs, cvxpy}
+# ------------------------------------------------------------------------------------------------
+
+SOLVERS = ["highs", "cvxpy"]
+
+
+def _family_sizes(family: str) -> tuple[int, int]:
+    """(algorithms that use a solver, algorithms that do not) registered for *family*."""
+    specs = [s for s in algorithms.available(family) if s.name != cmp.OPT_ALGORITHM]
+    with_solver = sum(s.uses_solver for s in specs)
+    return with_solver, len(specs) - with_solver
+
+
+def _check_grid(res, family: str, n_instances: int, stem) -> None:
+    """The table has every cell, none failed, every MIP optimum proven, the ratios consistent with
+    it; the summary has a row per (algorithm, solver) and the files are written."""
+    with_solver, solverless = _family_sizes(family)
+    table = res.table
+    assert len(table) == n_instances * (solverless + len(SOLVERS) * with_solver)
+    assert (table["status"] == "ok").all(), table.loc[table["status"] != "ok", "reason"].tolist()
+    assert table["opt_status"].str.startswith("optimal").all()
+    tol = 1e-6 * table["opt"].abs().clip(lower=1)
+    # No algorithm beats the proven optimum, and no relaxation bound passes it.
+    assert (table["objective"] >= table["opt"] - tol).all()
+    bounded = table["lower_bound"].notna()
+    assert (table.loc[bounded, "lower_bound"] <= table.loc[bounded, "opt"] + tol[bounded]).all()
+    assert (table.loc[bounded, "within_guarantee"].dropna() == True).all()  # noqa: E712 - may be numpy bools
+    assert set(zip(res.summary["algorithm"], res.summary["solver"])) == set(zip(table["algorithm"], table["solver"]))
+    assert (res.summary["cells"] == n_instances).all()
+    for suffix in (".csv", "_summary.csv", "_ratios.png", "_times.png"):
+        path = stem.with_name(stem.name + suffix)
+        assert path.stat().st_size > 0, path
+
+
+@pytest.fixture(scope="module")
+def tiny_grid(tmp_path_factory):
+    """Two tiny related instances x every related algorithm x {highs, cvxpy}, in one process."""
+    out = tmp_path_factory.mktemp("grid") / "grid.csv"
+    sources = cmp.generated_sources("related", 2, seed=3, params=TINY_RELATED)
+    return sources, out, cmp.compare(sources, None, SOLVERS, out=out, workers=1, progress=False)
+
+
+def test_every_algorithm_and_two_solvers_give_table_summary_and_plots(tiny_grid, real_registry):
+    _, out, res = tiny_grid
+    _check_grid(res, "related", 2, out.with_suffix(""))
+    written = pd.read_csv(out)
+    pd.testing.assert_frame_equal(_numbers(written), _numbers(res.table))
+
+
+def test_dask_gives_the_numbers_of_local_processes(tiny_grid, real_registry):
+    distributed = pytest.importorskip("distributed")
+    sources, _, res = tiny_grid
+    with distributed.LocalCluster(n_workers=2, processes=False, dashboard_address=":0") as cluster, \
+            distributed.Client(cluster) as client:
+        on_dask = cmp.compare(sources, None, SOLVERS, dask=client, progress=False).table
+    pd.testing.assert_frame_equal(_numbers(res.table), _numbers(on_dask))
+
+
+def test_an_interrupted_grid_resumes_without_recomputing(tmp_path, monkeypatch):
+    # A Ctrl-C (KeyboardInterrupt) in the middle of the second instance: the first one's cells are
+    # in the file; the resumed run runs only the others, and solves no MIP a second time.
+    paths = [_tiny(tmp_path / f"{k}.json") for k in "abc"]
+    sources = cmp.sources_from_paths(paths)
+    names = ["test-serial", "fifo"]
+    reference = cmp.compare(sources, names, ["highs"], workers=1, progress=False, plots=False).table
+
+    calls = []
+
+    @register("test-interrupt", "related", "a Ctrl-C on its second call ever", uses_solver=True)
+    def _interrupt(instance, *, solver, seed, time_limit=None):
+        CALLS.append("interrupt")
+        calls.append(1)
+        if len(calls) == 2:
+            raise KeyboardInterrupt
+        return Result("test-interrupt", Schedule.from_pieces([(0, 0, 0, 0, 1, 1), (1, 0, 0, 1, 3, 1)]))
+
+    out = tmp_path / "grid.csv"
+    CALLS.clear()
+    with pytest.raises(KeyboardInterrupt):
+        cmp.compare(sources, names + ["test-interrupt"], ["highs"], out=out, workers=1, progress=False, plots=False)
+    saved = pd.read_csv(out)
+    assert set(saved["instance"]) == {str(paths[0])} and len(saved) == 3
+    CALLS.clear()
+    again = cmp.compare(sources, names + ["test-interrupt"], ["highs"], out=out, resume=True, workers=1,
+                        progress=False, plots=False)
+    # Two instances left, each: one MIP, one run of each solver-using algorithm.
+    assert sorted(CALLS) == sorted(["opt", "serial", "interrupt"] * 2)
+    table = again.table[again.table["algorithm"] != "test-interrupt"].reset_index(drop=True)
+    pd.testing.assert_frame_equal(_numbers(reference), _numbers(table))
+    first = again.table[again.table["instance"] == str(paths[0])].reset_index(drop=True)
+    pd.testing.assert_series_equal(first["total_s"], saved.sort_values(list(cmp.KEY))["total_s"].reset_index(drop=True),
+                                   check_dtype=False)  # kept from the first run, not re-timed
+
+
+def test_resume_reuses_the_optimum_of_a_finished_instance(tmp_path):
+    out = tmp_path / "t.csv"
+    src = cmp.sources_from_paths([_tiny(tmp_path / "a.json")])
+    cmp.compare(src, ["test-serial"], ["highs"], out=out, workers=1, progress=False, plots=False)
+    CALLS.clear()
+    res = cmp.compare(src, ["test-serial", "fifo"], ["highs"], out=out, resume=True, workers=1, progress=False,
+                      plots=False)
+    assert CALLS == []  # fifo ran (no solver, no CALLS entry); the MIP did not run again
+    assert res.table.set_index("algorithm").loc["fifo", "opt"] == pytest.approx(4.0)
+
+
+def test_generator_parameters_name_the_instances(tmp_path, capsys, real_registry):
+    out = tmp_path / "g.csv"
+    assert main(["compare", "--family", "related", "--generate", "2", "-p", "n_jobs=3", "-p", "tasks_per_job=[1,2]",
+                 "-p", "machines=2", "--algorithms", "fifo", "--out", str(out), "--workers", "1"]) == 0
+    table = pd.read_csv(out)
+    from schedrelax.instances.generate import generate
+
+    made = [generate("related", None, seed=k, **TINY_RELATED) for k in (0, 1)]
+    assert list(table["n_tasks"]) == [m.n_tasks for m in made]
+    assert list(table["instance"]) == ["related-machines=2-n_jobs=3-tasks_per_job=[1,2]-seed0",
+                                       "related-machines=2-n_jobs=3-tasks_per_job=[1,2]-seed1"]
+
+
+def test_size_limits_of_the_exact_mip_are_stated(tmp_path, real_registry):
+    src = cmp.generated_sources("related", 1, params=TINY_RELATED)
+    n_tasks = src[0].load().n_tasks
+    res = cmp.compare(src, ["fifo"], ["highs"], workers=1, progress=False, opt_max_tasks=n_tasks - 1)
+    assert res.table["opt_status"].iloc[0] == f"skipped: {n_tasks} tasks > {n_tasks - 1}"
+    res = cmp.compare(src, ["fifo"], ["highs"], workers=1, progress=False, opt_max_jobs=2)
+    assert res.table["opt_status"].iloc[0] == "skipped: 3 jobs > 2"
+
+
+# ------------------------------------------------------------------------------------------------
+# The same at the done-when's size (slow): 20 instances, two families, through the command line
+# ------------------------------------------------------------------------------------------------
+
+GRIDS = {"packing": [], "related": ["-p", "n_jobs=4", "-p", "tasks_per_job=[1,2]", "-p", "machines=3"]}
+"""Families and generator parameters of the 20-instance grids: packing at its small size, related
+at a size where the exact MIP proves its optimum in a second or two (at its small size it does
+not within the time limit, and OPT would depend on the machine's speed)."""
+
+
+def _cli(family: str, out, *extra: str) -> list[str]:
+    return [sys.executable, "-m", "schedrelax", "compare", "--family", family, "--generate", "20",
+            "--solvers", ",".join(SOLVERS), *GRIDS[family], "--out", str(out), *extra]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("family", sorted(GRIDS))
+def test_twenty_instance_grid_locally_on_dask_and_resumed(family, tmp_path, real_registry):
+    distributed = pytest.importorskip("distributed")
+    local = tmp_path / "local.csv"
+    subprocess.run(_cli(family, local, "--workers", "2"), check=True, capture_output=True)
+    table = pd.read_csv(local)
+
+    class Result:  # what _check_grid reads
+        pass
+
+    res = Result()
+    res.table, res.summary = table, pd.read_csv(tmp_path / "local_summary.csv")
+    _check_grid(res, family, 20, local.with_suffix(""))
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=":0") as cluster:
+        on_dask = tmp_path / "dask.csv"
+        subprocess.run(_cli(family, on_dask, "--dask", cluster.scheduler_address), check=True, capture_output=True)
+    pd.testing.assert_frame_equal(_numbers(table), _numbers(pd.read_csv(on_dask)))
+
+    # Ctrl-C once the first instances are in the file, then --resume.
+    resumed = tmp_path / "resumed.csv"
+    proc = subprocess.Popen(_cli(family, resumed, "--workers", "2"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE)
+    while not resumed.exists() and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    partial = pd.read_csv(resumed)
+    if proc.returncode == 130:
+        assert b"--resume" in err
+        assert partial["instance"].nunique() < 20
+    run = subprocess.run(_cli(family, resumed, "--workers", "2", "--resume"), check=True, capture_output=True)
+    final = pd.read_csv(resumed)
+    pd.testing.assert_frame_equal(_numbers(table), _numbers(final))
+    kept = partial.merge(final, on=list(cmp.KEY), suffixes=("", "_final"))
+    assert len(kept) == len(partial)
+    assert (kept["total_s"].fillna(-1) == kept["total_s_final"].fillna(-1)).all()  # not run again
+    assert b"20/20" not in run.stderr or partial.empty
+
+
+def test_opt_of_an_instance_with_minima_is_the_optimum_without_them(real_registry):
+    """FLEX's minima bind only schedules that promise them (paper 002's FIFO runs with minima 0),
+    so OPT must be the minima-free optimum: with minima, the MIP's 4.646 was above FIFO's 4.534
+    on this instance and ALG/OPT fell below 1."""
+    params = {"n_jobs": 4, "processors": 6, "cost": "weighted_completion"}
+    sources = cmp.generated_sources("malleable", 1, seed=1, setup="flex", params=params)
+    inst = sources[0].load()
+    assert (inst.min_procs > 0).any()
+    res = cmp.compare(sources, ["fifo", "fair", "flex"], ["highs"], workers=1, progress=False, plots=False)
+    table = res.table
+    assert (table["status"] == "ok").all()
+    assert table["opt_status"].str.startswith("optimal without minima").all()
+    assert (table["alg_opt"] >= 1 - 1e-6).all()
+    with_minima = algorithms.run("mip", inst).objective
+    free = algorithms.run("mip", inst, params={"minima": False}).objective
+    assert table["opt"].iloc[0] == pytest.approx(free)
+    assert free <= with_minima + 1e-6

@@ -1,0 +1,140 @@
+"""``schedrelax reproduce all``: the plumbing on fake reproductions (progress lines, captured
+output, a failure recorded without stopping the others, the index), and the real quick run of
+every registered reproduction into one folder."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from schedrelax.cli import main
+from schedrelax.experiments import reproduce as rep
+
+
+@pytest.fixture
+def fakes(monkeypatch):
+    """Only fake reproductions are registered: one that works, one that raises, one after it."""
+    monkeypatch.setattr(rep, "REPRODUCTIONS", {})
+    monkeypatch.setattr(rep, "_load_builtin", lambda: None)
+    ran = []
+
+    @rep.register_reproduction("alpha", "a fake that works", paper="900 Fake §1")
+    def _alpha(out_dir: Path, *, quick: bool, seed: int) -> Path:
+        ran.append("alpha")
+        print("alpha prints this")
+        (out_dir / "alpha_runs.csv").write_text("x,y\n1,2\n")
+        (out_dir / "alpha_plot.png").write_bytes(b"\x89PNG fake")
+        (out_dir / "alpha_vs_paper.md").write_text("# Table 9\n\n| ours | paper |\n|---|---|\n| 1.10 | 1.23 |\n")
+        report = out_dir / "alpha.md"
+        report.write_text(f"# alpha\n\nquick={quick} seed={seed}\n")
+        return report
+
+    @rep.register_reproduction("beta", "a fake that fails", paper="901 Fake §2")
+    def _beta(out_dir: Path, *, quick: bool, seed: int) -> Path:
+        ran.append("beta")
+        print("beta got this far")
+        raise RuntimeError("deliberate failure in beta")
+
+    @rep.register_reproduction("gamma", "a fake without a paper comparison", options=("swim",))
+    def _gamma(out_dir: Path, *, quick: bool, seed: int, swim: str | None = None) -> Path:
+        ran.append(f"gamma swim={swim}")
+        report = out_dir / "gamma.md"
+        report.write_text("# gamma\n")
+        return report
+
+    return ran
+
+
+def test_every_reproduction_runs_and_a_failure_is_recorded(tmp_path, fakes):
+    lines: list[str] = []
+    index, outcomes = rep.reproduce_all(tmp_path, quick=True, seed=7, echo=lines.append, swim="trace.txt")
+    assert fakes == ["alpha", "beta", "gamma swim=trace.txt"]  # beta's failure did not stop gamma
+    assert [(o.name, o.status) for o in outcomes] == [("alpha", "ok"), ("beta", "failed"), ("gamma", "ok")]
+    assert outcomes[1].error == "RuntimeError: deliberate failure in beta"
+    # A progress line as each starts and ends, and one for the index.
+    assert [line.split(":")[0] for line in lines] == ["[1/3] alpha"] * 2 + ["[2/3] beta"] * 2 + ["[3/3] gamma"] * 2 \
+        + [f"index written to {index} (2 of 3 ok)"]
+    assert "FAILED" in lines[3] and "deliberate failure in beta" in lines[3]
+    # What each printed is in its folder, not on the terminal; the traceback beside it.
+    assert (tmp_path / "alpha" / "output.log").read_text() == "alpha prints this\n"
+    assert (tmp_path / "beta" / "output.log").read_text() == "beta got this far\n"
+    assert "RuntimeError: deliberate failure in beta" in (tmp_path / "beta" / "error.txt").read_text()
+    assert (tmp_path / "alpha" / "alpha.md").read_text() == "# alpha\n\nquick=True seed=7\n"
+
+    text = index.read_text()
+    assert index == tmp_path / "report.md"
+    assert "2 of 3 reproductions ran" in text
+    assert "| [beta](#reproduction-beta) | 901 Fake §2 | **failed**: RuntimeError: deliberate failure in beta |" in text
+    # Alpha's section: paper, report, tables, plots and its comparison with the paper, nested.
+    assert "## Paper 900 Fake §1: `alpha`" in text
+    assert "[alpha.md](alpha/alpha.md)" in text and "[alpha_runs.csv](alpha/alpha_runs.csv)" in text
+    assert "![alpha_plot](alpha/alpha_plot.png)" in text
+    assert "#### Table 9\n\n| ours | paper |" in text
+    assert "[error.txt](beta/error.txt)" in text
+    assert "## `gamma`" in text and "writes no side-by-side comparison" in text
+
+
+def test_a_rerun_clears_an_old_error(tmp_path, fakes):
+    (tmp_path / "alpha").mkdir()
+    (tmp_path / "alpha" / "error.txt").write_text("from an earlier run")
+    rep.reproduce_all(tmp_path, names=["alpha"], echo=None)
+    assert not (tmp_path / "alpha" / "error.txt").exists()
+
+
+def test_unknown_names_and_options(tmp_path, fakes):
+    with pytest.raises(ValueError, match="unknown reproduction 'delta'"):
+        rep.reproduce_all(tmp_path, names=["delta"], echo=None)
+    with pytest.raises(ValueError, match="unknown reproduction 'delta'; choose one of: all, alpha, beta, gamma"):
+        rep.reproduce("delta", tmp_path)
+    with pytest.raises(ValueError, match="reproduction 'alpha' has no option 'swim'"):
+        rep.reproduce("alpha", tmp_path, swim="x")
+
+
+def test_cli_reproduce_all_exits_1_when_one_failed(tmp_path, fakes, capsys):
+    assert main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 1
+    out = capsys.readouterr().out
+    assert "[2/3] beta: FAILED" in out and "alpha prints this" not in out
+    assert (tmp_path / "report.md").exists()
+
+
+def test_cli_reproduce_one(tmp_path, fakes, capsys):
+    assert main(["reproduce", "alpha", "--out", str(tmp_path)]) == 0
+    assert f"report written to {tmp_path / 'alpha.md'}" in capsys.readouterr().out
+
+
+def test_an_import_error_is_in_the_index(tmp_path, fakes, monkeypatch):
+    monkeypatch.setattr(rep, "_LOAD_ERRORS", ["importing the reproduction modules failed: ImportError: boom"])
+    text = rep.reproduce_all(tmp_path, names=["alpha"], echo=None)[0].read_text()
+    assert "**Not every reproduction could be loaded**: importing the reproduction modules failed: ImportError: boom" \
+        in text
+
+
+PAPERS = ("000", "001", "002", "003", "004")
+
+
+def test_reproduce_all_quick_writes_the_index_and_every_papers_section(tmp_path, capsys):
+    t0 = time.perf_counter()
+    assert main(["reproduce", "all", "--quick", "--out", str(tmp_path)]) == 0
+    seconds = time.perf_counter() - t0
+    printed = capsys.readouterr().out
+    specs = rep.available()
+    text = (tmp_path / "report.md").read_text()
+    assert f"{len(specs)} of {len(specs)} reproductions ran" in text
+    for k, name in enumerate(specs, 1):
+        assert f"[{k}/{len(specs)}] {name}: ok" in printed
+        assert f'<a id="reproduction-{name}"></a>' in text
+        assert f"[{name}.md]({name}/{name}.md)" in text
+        assert (tmp_path / name / f"{name}.md").stat().st_size > 0
+    for paper in PAPERS:
+        assert f"## Paper {paper} " in text, paper
+    # Each paper's section shows its numbers beside the paper's (or says the text has none).
+    assert text.count("### Ours beside the paper's") == len(specs)
+    for fragment in ("1.23/1.46",          # paper 000 Table 1, FlowFlex, completion time
+                     "Figs 5-13",          # paper 001: plots only, its statements quoted
+                     "207% of optimal",    # paper 002 base case
+                     "| 2.87 | 24 |",      # paper 003 Table 1
+                     "44,680 (20.98%)"):   # paper 004 Fig. 7 increase
+        assert fragment in text, fragment
+    assert seconds < 120, f"reproduce all --quick took {seconds:.0f} s; CI needs it under 2 minutes"
