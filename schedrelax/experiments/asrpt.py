@@ -31,7 +31,6 @@ the first four hours only with ``--quick``).
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -40,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances import MapReduceInstance
 from schedrelax.instances.generate import WORKLOADS
 from schedrelax.instances.generate import asrpt as asrpt_setting
@@ -137,13 +136,6 @@ def asrpt_vs_dsrpt(records: Iterable[RunRecord]) -> dict[str, tuple[int, int]]:
             c[1] += 1
     return {s: (a, b) for s, (a, b) in out.items()}
 
-
-def _write_csv(path: Path, rows: Sequence[dict]) -> Path:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
 
 
 def markdown_table(table: Sequence[dict], policies: Sequence[str] = POLICIES) -> str:
@@ -282,13 +274,13 @@ def reproduce_asrpt(out_dir: Path, *, quick: bool = False, seed: int = 0, swim: 
         sub = prefix(full, T)
         for r in run_policies(sub, CONVERGENCE_WORKLOAD, seed)[0]:
             conv_rows.append({"T": T, "scenario": r.scenario, "policy": r.policy, "n_jobs": r.n_jobs, "ratio": r.ratio})
-    _write_csv(out_dir / "asrpt_convergence.csv", conv_rows)
+    write_csv(out_dir / "asrpt_convergence.csv", conv_rows)
     figures.append(plot_convergence(conv_rows, f"efficiency ratio against T, {CONVERGENCE_WORKLOAD} (seed {seed})",
                                     out_dir / "asrpt_convergence.png"))
 
-    _write_csv(out_dir / "asrpt_runs.csv", [asdict(r) for r in records])
+    write_csv(out_dir / "asrpt_runs.csv", [asdict(r) for r in records])
     table = efficiency_table(records)
-    _write_csv(out_dir / "asrpt_efficiency.csv", table)
+    write_csv(out_dir / "asrpt_efficiency.csv", table)
     md_table = markdown_table(table)
     (out_dir / "asrpt_efficiency.md").write_text(md_table)
 

@@ -370,8 +370,6 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
     the MIP runs only on instances with at most *opt_max_jobs* jobs and (packing, related) at
     most *opt_max_tasks* tasks (None: no task limit).
     """
-    import pandas as pd
-
     out_path = Path(out) if out is not None else None
     previous = None
     done: set[tuple[str, str, str]] = set()

@@ -30,7 +30,6 @@ skipped. ``--quick`` runs 6 jobs, 10 instances per point and three points per sw
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances.generate import flex as flex_setting
 
 ALGORITHMS = ("fifo", "fair-hfs", "flex")
@@ -199,12 +198,6 @@ def lemma1_check(seeds: Sequence[int], n_jobs: int, processors: int) -> list[tup
     return out
 
 
-def _write_csv(path: Path, rows: list[dict]) -> None:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
 
 def vs_paper(base_md: Sequence[str], slack_table: list[tuple[str, dict]], small_table: list[tuple[str, dict]],
              n_jobs: int) -> str:
@@ -263,7 +256,7 @@ def reproduce_flex(out_dir: Path, *, quick: bool = False, seed: int = 0) -> Path
                          seeds, cache, records)
     metric_table = _sweep("metric", [(label, Setting(n_jobs=n_jobs, cost=c, objective=o)) for c, o, label in metrics],
                           seeds, cache, records)
-    _write_csv(out_dir / "flex_runs.csv", records)
+    write_csv(out_dir / "flex_runs.csv", records)
 
     lemma_seeds = list(range(seed, seed + (2 if quick else 10)))
     lemma = lemma1_check(lemma_seeds, n_jobs=4 if quick else 5, processors=10)

@@ -28,7 +28,6 @@ the table counts them). ``--quick`` runs 3 instances per row of 3-6 flows of 2-6
 
 from __future__ import annotations
 
-import csv
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances.generate import flowflex as flowflex_setup
 
 __all__ = ["PAPER_TABLE1", "PAPER_TABLE2", "Row", "TABLE1", "TABLE2", "reproduce_flowflex", "run_table"]
@@ -219,10 +218,7 @@ def reproduce_flowflex(out_dir: Path, *, quick: bool = False, seed: int = 0) -> 
 
     out_dir = Path(out_dir)
     fields = sorted({k for rec in records for k in rec}, key=lambda k: (k not in ("table", "objective", "seed"), k))
-    with open(out_dir / "flowflex_runs.csv", "w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=fields)
-        writer.writeheader()
-        writer.writerows(records)
+    write_csv(out_dir / "flowflex_runs.csv", records, fields)
     t1 = _markdown("Table 1: Minisum simulation results (average/worst ratio to the best lower bound)",
                    TABLE1, table1, PAPER_TABLE1)
     t2 = _markdown("Table 2: Minimax simulation results (average/worst ratio to the best lower bound)",

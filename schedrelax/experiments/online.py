@@ -31,7 +31,6 @@
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import time
 from collections.abc import Sequence
@@ -40,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances import MalleableInstance, RelatedInstance
 from schedrelax.instances.generate import PACKING_WEIGHTS
 from schedrelax.instances.generate import flowflex as flowflex_setting
@@ -288,14 +287,6 @@ def _plot_accumulation(rows: Sequence[dict], path: Path) -> Path:
     return path
 
 
-def _write_csv(path: Path, rows: Sequence[dict]) -> Path:
-    fields = [k for k in rows[0] if k != "accumulation"]
-    with path.open("w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields, extrasaction="ignore")
-        w.writeheader()
-        w.writerows(rows)
-    return path
-
 
 @register_reproduction("online", "online re-planning: SynchPack §7.2, S-PC Fig. 6, FlowFlex §4.2 random arrivals",
                        paper="000 FlowFlex §4.2; 003 SynchPack §7.2; 004 S-PC §VI-B")
@@ -307,7 +298,7 @@ def reproduce_online(out_dir: Path, *, quick: bool = False, seed: int = 0) -> Pa
     spc_rows = spc_runs(quick, seed)
     ff_rows = flowflex_runs(quick, seed)
     rows = sp_rows + spc_rows + ff_rows
-    _write_csv(out_dir / "online_runs.csv", rows)
+    write_csv(out_dir / "online_runs.csv", rows, [k for k in rows[0] if k != "accumulation"])
     parts = [synchpack_markdown(sp_rows, note), spc_markdown(spc_rows), flowflex_markdown(ff_rows)]
     for name, text in zip(("online_synchpack.md", "online_spc.md", "online_flowflex.md"), parts):
         (out_dir / name).write_text(text)

@@ -15,11 +15,13 @@ in ``OUT/<name>/error.txt``) and the others still run. The index is ``OUT/report
 from __future__ import annotations
 
 import contextlib
+import csv
 import time
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 Reproduction = Callable[..., Path]
 
@@ -53,6 +55,16 @@ def register_reproduction(name: str, summary: str, options: tuple[str, ...] = ()
         REPRODUCTIONS[name] = ReproductionSpec(name, fn, summary, options, paper)
         return fn
     return deco
+
+
+def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[str] | None = None) -> Path:
+    """Write *rows* (dicts) as a CSV table with a header: the keys of the first row, or *fields*
+    (then other keys are left out). The one CSV writer of the reproductions."""
+    with Path(path).open("w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=list(fields if fields is not None else rows[0]), extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
+    return Path(path)
 
 
 def _load_builtin() -> None:

@@ -19,7 +19,6 @@ middle of Fig. 7). ``--quick`` runs 8 jobs of 1 to 8 tasks on 6 machines, 2 seed
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -28,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances.generate import spc as spc_setting
 
 ALGORITHMS = ("spc", "huwf", "tetris", "fifo")
@@ -130,13 +129,6 @@ def figure_markdown(records: Sequence[RunRecord], figure: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _write_csv(path: Path, rows: Sequence[dict]) -> Path:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
-
 
 @register_reproduction("spc", "paper 004 §VI-B: Fig. 7 (reduce data size) and Fig. 8 (W_max), S-PC vs HUWF, "
                        "Tetris, FIFO", paper="004 S-PC §VI-B")
@@ -145,7 +137,7 @@ def reproduce_spc(out_dir: Path, *, quick: bool = False, seed: int = 0) -> Path:
     out_dir = Path(out_dir)
     t0 = time.perf_counter()
     records = collect(quick, seed)
-    _write_csv(out_dir / "spc_runs.csv", [asdict(r) for r in records])
+    write_csv(out_dir / "spc_runs.csv", [asdict(r) for r in records])
     pngs = {f: plot(records, f, out_dir / f"spc_{f}.png") for f in FIGURES}
     spc_runs = [r for r in records if r.algorithm == "spc"]
     ratios = [r.ratio for r in spc_runs if r.ratio is not None]

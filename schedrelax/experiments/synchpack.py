@@ -28,7 +28,6 @@ The online setting of §7.2 (Fig. 5) is not reproduced here.
 
 from __future__ import annotations
 
-import csv
 import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -37,7 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.reproduce import register_reproduction
+from schedrelax.experiments.reproduce import register_reproduction, write_csv
 from schedrelax.instances import PackingInstance
 from schedrelax.instances.generate import PACKING_WEIGHTS
 from schedrelax.instances.generate import synchpack as synchpack_setting
@@ -143,13 +142,6 @@ def fig4(records: Sequence[RunRecord]) -> list[dict]:
     return rows
 
 
-def _write_csv(path: Path, rows: Sequence[dict]) -> Path:
-    with path.open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-    return path
-
 
 def table1_markdown(rows: Sequence[dict]) -> str:
     lines = ["| ratio | weights | ours (mean) | ours (max) | paper | bound |", "|---|---|---:|---:|---:|---:|"]
@@ -238,7 +230,7 @@ def reproduce_synchpack(out_dir: Path, *, quick: bool = False, seed: int = 0) ->
     out_dir = Path(out_dir)
     t0 = time.perf_counter()
     records = collect(quick, seed)
-    _write_csv(out_dir / "synchpack_runs.csv", [asdict(r) for r in records])
+    write_csv(out_dir / "synchpack_runs.csv", [asdict(r) for r in records])
     t1 = table1(records)
     (out_dir / "synchpack_table1.md").write_text(table1_markdown(t1))
     f4 = fig4(records)
