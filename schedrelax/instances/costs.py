@@ -292,15 +292,11 @@ class StretchCost(CostFunction):
 
 
 @dataclass(frozen=True)
-class TardyCost(CostFunction):
-    """Weighted number of tardy jobs ``w * [t > d]`` (paper 002 §2.1); on time at ``t == d``."""
+class _DeadlineCost(CostFunction):
+    """The shared parts of the costs with one deadline d and a weight w (paper 002 §2.1)."""
 
     deadline: float
     weight: float = 1.0
-
-    kind: ClassVar[str] = "tardy"
-    is_step: ClassVar[bool] = True
-    is_convex: ClassVar[bool] = False
 
     @classmethod
     def _check(cls, values, where, label):
@@ -309,12 +305,32 @@ class TardyCost(CostFunction):
             "weight": _number(where, f"{label}.weight", values["weight"], bound=">= 0"),
         }
 
+    def _shifted(self, now):
+        if self.deadline >= now:
+            return type(self)(self.deadline - now, self.weight), 0.0
+        return self._shifted_past_deadline(now)
+
+    def _shifted_past_deadline(self, now):
+        """cost(now + t) as (g, k) once the deadline has passed (``now > deadline``)."""
+        # Tardiness and lateness: w (now + t − d) = w t + w (now − d).
+        return CompletionCost(self.weight), self.weight * (now - self.deadline)
+
+    def _latest_within(self, c):
+        return self.deadline + c / self.weight if self.weight > 0 else np.inf
+
+
+@dataclass(frozen=True)
+class TardyCost(_DeadlineCost):
+    """Weighted number of tardy jobs ``w * [t > d]`` (paper 002 §2.1); on time at ``t == d``."""
+
+    kind: ClassVar[str] = "tardy"
+    is_step: ClassVar[bool] = True
+    is_convex: ClassVar[bool] = False
+
     def _evaluate(self, t):
         return np.where(t > self.deadline, self.weight, 0.0)
 
-    def _shifted(self, now):
-        if self.deadline >= now:
-            return TardyCost(self.deadline - now, self.weight), 0.0
+    def _shifted_past_deadline(self, now):
         return CompletionCost(0.0), self.weight  # late whenever it completes
 
     def _latest_within(self, c):
@@ -325,69 +341,33 @@ class TardyCost(CostFunction):
 
 
 @dataclass(frozen=True)
-class TardinessCost(CostFunction):
+class TardinessCost(_DeadlineCost):
     """Weighted tardiness ``w * max(0, t - d)`` (paper 002 §2.1)."""
-
-    deadline: float
-    weight: float = 1.0
 
     kind: ClassVar[str] = "tardiness"
     is_step: ClassVar[bool] = False
     is_convex: ClassVar[bool] = True
 
-    @classmethod
-    def _check(cls, values, where, label):
-        return {
-            "deadline": _number(where, f"{label}.deadline", values["deadline"], bound=">= 0"),
-            "weight": _number(where, f"{label}.weight", values["weight"], bound=">= 0"),
-        }
-
     def _evaluate(self, t):
         return self.weight * np.maximum(t - self.deadline, 0.0)
-
-    def _shifted(self, now):
-        if self.deadline >= now:
-            return TardinessCost(self.deadline - now, self.weight), 0.0
-        return CompletionCost(self.weight), self.weight * (now - self.deadline)
-
-    def _latest_within(self, c):
-        return self.deadline + c / self.weight if self.weight > 0 else np.inf
 
     def breakpoints(self):
         return np.array([self.deadline])
 
 
 @dataclass(frozen=True)
-class LatenessCost(CostFunction):
+class LatenessCost(_DeadlineCost):
     """Weighted lateness ``w * (t - d)``, negative for early jobs (paper 002 §2.1).
 
     Affine, so it has no breakpoints: the deadline only shifts it.
     """
 
-    deadline: float
-    weight: float = 1.0
-
     kind: ClassVar[str] = "lateness"
     is_step: ClassVar[bool] = False
     is_convex: ClassVar[bool] = True
 
-    @classmethod
-    def _check(cls, values, where, label):
-        return {
-            "deadline": _number(where, f"{label}.deadline", values["deadline"], bound=">= 0"),
-            "weight": _number(where, f"{label}.weight", values["weight"], bound=">= 0"),
-        }
-
     def _evaluate(self, t):
         return self.weight * (t - self.deadline)
-
-    def _shifted(self, now):
-        if self.deadline >= now:
-            return LatenessCost(self.deadline - now, self.weight), 0.0
-        return CompletionCost(self.weight), self.weight * (now - self.deadline)
-
-    def _latest_within(self, c):
-        return self.deadline + c / self.weight if self.weight > 0 else np.inf
 
     def breakpoints(self):
         return np.empty(0)
