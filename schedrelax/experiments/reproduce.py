@@ -58,10 +58,13 @@ def register_reproduction(name: str, summary: str, options: tuple[str, ...] = ()
 
 
 def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[str] | None = None) -> Path:
-    """Write *rows* (dicts) as a CSV table with a header: the keys of the first row, or *fields*
-    (then other keys are left out). The one CSV writer of the reproductions."""
+    """Write *rows* (dicts) as a CSV table with a header: the keys of the first row (a row with
+    another key is an error), or *fields* (then other keys are left out on purpose). The one CSV
+    writer of the reproductions."""
+    chosen = fields is not None
     with Path(path).open("w", newline="") as fh:
-        writer = csv.DictWriter(fh, fieldnames=list(fields if fields is not None else rows[0]), extrasaction="ignore")
+        writer = csv.DictWriter(fh, fieldnames=list(fields if chosen else rows[0]),
+                                extrasaction="ignore" if chosen else "raise")
         writer.writeheader()
         writer.writerows(rows)
     return Path(path)

@@ -138,3 +138,14 @@ def test_reproduce_all_quick_writes_the_index_and_every_papers_section(tmp_path,
                      "44,680 (20.98%)"):   # paper 004 Fig. 7 increase
         assert fragment in text, fragment
     assert seconds < 120, f"reproduce all --quick took {seconds:.0f} s; CI needs it under 2 minutes"
+
+
+def test_write_csv_header_extra_keys_and_chosen_fields(tmp_path):
+    from schedrelax.experiments.reproduce import write_csv
+
+    path = write_csv(tmp_path / "a.csv", [{"x": 1, "y": 2.5}, {"x": 3, "y": None}])
+    assert path.read_text().splitlines() == ["x,y", "1,2.5", "3,"]
+    with pytest.raises(ValueError, match="z"):  # a key the header lacks is not dropped silently
+        write_csv(tmp_path / "b.csv", [{"x": 1}, {"x": 2, "z": 3}])
+    path = write_csv(tmp_path / "c.csv", [{"x": 1, "big": [1, 2]}], fields=["x"])
+    assert path.read_text().splitlines() == ["x", "1"]
