@@ -10,10 +10,15 @@ algorithm cannot report a value its schedule does not achieve.
 from __future__ import annotations
 
 import inspect
+import math
 import time
+import types
+import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+import numpy as np
 
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import Instance
@@ -137,6 +142,49 @@ def _keyword_params(fn: AlgorithmFn) -> set[str] | None:
     return {k for k, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY} - {"solver", "seed"}
 
 
+def _accepts(value: Any, hint: Any) -> bool | None:
+    """Whether *value* fits the type *hint*: True, False, or None where the hint is not one of the
+    plain kinds checked here (numbers, bools, strings, None, Literal and unions of them)."""
+    if hint is Any:
+        return None
+    if hint is type(None):
+        return value is None
+    if hint is bool:
+        return isinstance(value, (bool, np.bool_))
+    if hint is int:
+        return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
+    if hint is float:
+        return (isinstance(value, (int, float, np.integer, np.floating))
+                and not isinstance(value, (bool, np.bool_)) and not (isinstance(value, float) and math.isnan(value)))
+    if hint is str:
+        return isinstance(value, str)
+    origin = typing.get_origin(hint)
+    if origin is typing.Literal:
+        return any(value == a and type(value) is type(a) for a in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        verdicts = [_accepts(value, h) for h in typing.get_args(hint)]
+        if any(v is True for v in verdicts):
+            return True
+        return None if any(v is None for v in verdicts) else False
+    return None
+
+
+def _check_param_types(name: str, fn: AlgorithmFn, params: Mapping[str, Any]) -> None:
+    """AlgorithmError naming the parameter, the value and the expected type when a value cannot be
+    what the algorithm's signature says (``-p eps=abc``, ``-p eps=true``, NaN for a number), before
+    any work starts."""
+    try:
+        hints = typing.get_type_hints(fn)
+    except Exception:  # noqa: BLE001 - an annotation this check cannot read is left to the algorithm
+        return
+    for key, value in params.items():
+        hint = hints.get(key)
+        if hint is None or _accepts(value, hint) is not False:
+            continue
+        expected = " or ".join(getattr(h, "__name__", str(h)) for h in (typing.get_args(hint) or (hint,)))
+        raise AlgorithmError(f"algorithm {name!r}: parameter {key!r} must be {expected}, got {value!r}")
+
+
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
         params: Mapping[str, Any] | None = None) -> Result:
     """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
@@ -153,6 +201,7 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
         if unknown:
             raise AlgorithmError(f"algorithm {name!r} has no parameter {unknown[0]!r} "
                                  f"(its parameters: {', '.join(sorted(accepted)) or 'none'})")
+    _check_param_types(name, spec.fn, params)
     t0 = time.perf_counter()
     result = spec.fn(instance, solver=solver, seed=seed, **params)
     elapsed = time.perf_counter() - t0

@@ -1,7 +1,9 @@
 """The ``schedrelax`` command (also ``python -m schedrelax``).
 
-A user error (bad file, unknown name, infeasible schedule ...) prints one line on stderr and exits
-with code 2; ``--debug`` shows the traceback instead.
+A user error (bad file, unknown name, bad parameter, an output folder that does not exist ...)
+prints one line on stderr and exits with code 2, before any work where it can be checked first.
+``verify`` exits 0 for a feasible schedule and 1 for an infeasible one. An unexpected exception is
+a bug: one line saying so, exit code 3. ``--debug`` shows the traceback instead.
 """
 
 from __future__ import annotations
@@ -13,9 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from schedrelax.errors import SchedrelaxError
+from schedrelax.errors import InfeasibleScheduleError, SchedrelaxError
 
 EXIT_USAGE = 2
+EXIT_INFEASIBLE = 1
+EXIT_INTERNAL = 3
+EXIT_INTERRUPTED = 130
 
 
 def _param(text: str) -> tuple[str, Any]:
@@ -38,6 +43,21 @@ def _positive(text: str) -> float:
     if not v > 0:
         raise argparse.ArgumentTypeError(f"expected a positive number, got {text!r}")
     return v
+
+
+def _writable(option: str, path: str | None) -> None:
+    """Check before any work that an output file can be made at *path*: its folder exists and the
+    path is not a folder. (A run that ends in FileNotFoundError after printing its result wastes
+    the run and writes half of what was asked.)"""
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise ValueError(f"{option} {path}: is a folder, expected a file path")
+    folder = target.parent
+    if not folder.is_dir():
+        what = "is not a folder" if folder.exists() else "does not exist"
+        raise ValueError(f"{option} {path}: the folder {str(folder)!r} {what} (create it first)")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,7 +88,8 @@ def _parser() -> argparse.ArgumentParser:
                    help="generator parameter (repeatable), e.g. -p n_jobs=20")
     g.add_argument("-o", "--out", required=True, help="output instance JSON file")
 
-    v = sub.add_parser("verify", help="check a schedule against an instance; exit 0 if feasible")
+    v = sub.add_parser("verify", help="check a schedule against an instance: exit 0 feasible, 1 infeasible, "
+                       "2 bad input")
     v.add_argument("instance", help="instance JSON file")
     v.add_argument("schedule", help="schedule JSON file (as written by `solve --out`)")
 
@@ -119,6 +140,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     from schedrelax.solvers.registry import check_solver
 
+    _writable("--out", args.out)
+    _writable("--gantt", args.gantt)
     inst = load(args.instance)
     spec = algorithms.get(args.algorithm, inst.family)
     check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
@@ -172,6 +195,7 @@ def _print_result(inst, result) -> None:
 def _cmd_generate(args: argparse.Namespace) -> int:
     from schedrelax.instances.generate import generate
 
+    _writable("--out", args.out)
     inst = generate(args.family, args.setup, seed=args.seed, **dict(args.param))
     inst.save(args.out)
     print(f"{inst.family} instance with {inst.n_jobs} jobs written to {args.out}")
@@ -187,7 +211,12 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         sched = Schedule.load(args.schedule)
     except ValueError as exc:
         raise SchedrelaxError(str(exc)) from exc
-    verify(inst, sched)
+    try:
+        verify(inst, sched)
+    except InfeasibleScheduleError as exc:
+        # Exit 1 is the answer "infeasible"; 2 stays for a command that could not be carried out.
+        print(f"infeasible: {exc}")
+        return EXIT_INFEASIBLE
     ev = evaluate(inst, sched)
     print(f"feasible: {len(sched)} pieces, objective {ev.objective:.6g}")
     return 0
@@ -250,12 +279,11 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
-EXIT_INTERRUPTED = 130
-
 
 def _cmd_compare(args: argparse.Namespace) -> int:
     from schedrelax.experiments.compare import main_compare
 
+    _writable("--out", args.out)
     try:
         main_compare(args.paths, args.family, args.generate, args.seed, args.setup, args.algorithms, args.solvers,
                      args.out, args.resume, args.workers, args.dask, args.time_limit, args.opt_max_jobs, args.no_opt,
@@ -289,11 +317,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         return _COMMANDS[args.command](args)
-    except (SchedrelaxError, ValueError) as exc:
+    except (SchedrelaxError, ValueError, OSError) as exc:
         if args.debug:
             raise
-        print(f"schedrelax {args.command}: error: {exc}", file=sys.stderr)
+        if isinstance(exc, BrokenPipeError):  # `schedrelax list | head`: the reader has all it wanted
+            _silence_stdout()
+            return 0
+        print(f"schedrelax {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return EXIT_USAGE
+    except KeyboardInterrupt:
+        if args.debug:
+            raise
+        print(f"schedrelax {args.command}: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # noqa: BLE001 - a bug, not bad input: say so in one line, keep the code apart
+        if args.debug:
+            raise
+        print(f"schedrelax {args.command}: internal error ({type(exc).__name__}: {_one_line(exc)}); "
+              "this is a bug in schedrelax: run again with --debug for the traceback and report it",
+              file=sys.stderr)
+        return EXIT_INTERNAL
+
+
+def _one_line(exc: BaseException) -> str:
+    """The error's message on one line (OSError's message with its file name, as Python prints it)."""
+    text = str(exc) or type(exc).__name__
+    return " ".join(text.split())
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so that the interpreter's final flush raises no second
+    BrokenPipeError (the documented way; see the signal module's notes on SIGPIPE)."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

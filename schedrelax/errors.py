@@ -17,6 +17,13 @@ class InstanceError(SchedrelaxError, ValueError):
     """
 
 
+class ScheduleError(SchedrelaxError, ValueError):
+    """A schedule (or schedule file) is malformed: a missing or mistyped column, a value that is
+    not a number where a number is expected. The message names the field and the value. (A
+    well-formed schedule that breaks a constraint of its instance is an
+    :class:`InfeasibleScheduleError` instead.)"""
+
+
 class InfeasibleScheduleError(SchedrelaxError):
     """A schedule breaks a constraint of its instance; the message names the first violation."""
 

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from schedrelax.cli import EXIT_USAGE, main
+from schedrelax.cli import EXIT_INFEASIBLE, EXIT_USAGE, main
 from schedrelax.instances import load
 from schedrelax.instances.generate import SETUPS
 from schedrelax.schedules import Schedule, verify
@@ -42,7 +42,7 @@ def test_generate_is_seeded(tmp_path):
     assert a.read_text() != c.read_text()
 
 
-def test_verify_rejects_a_broken_schedule_with_exit_2(tmp_path, capsys):
+def test_verify_rejects_a_broken_schedule_with_exit_1(tmp_path, capsys):
     inst_path, sched_path = tmp_path / "inst.json", tmp_path / "sched.json"
     main(["generate", "related", "--seed", "1", "-o", str(inst_path)])
     main(["solve", str(inst_path), "-a", "fifo", "-o", str(sched_path)])
@@ -50,9 +50,15 @@ def test_verify_rejects_a_broken_schedule_with_exit_2(tmp_path, capsys):
     data["end"][0] = data["end"][0] + 5.0  # the task now runs longer than size/speed
     sched_path.write_text(json.dumps(data))
     capsys.readouterr()
-    assert main(["verify", str(inst_path), str(sched_path)]) == EXIT_USAGE
+    # Exit 1 answers "infeasible"; 2 is kept for input the command could not read.
+    assert main(["verify", str(inst_path), str(sched_path)]) == EXIT_INFEASIBLE
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("infeasible:") and "runs for" in out
+    (tmp_path / "bad.json").write_text('{"job": [0], "task": null}')
+    assert main(["verify", str(inst_path), str(tmp_path / "bad.json")]) == EXIT_USAGE
+    assert main(["verify", str(inst_path), str(tmp_path)]) == EXIT_USAGE  # a folder, not a file
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "error:" in err and "runs for" in err
+    assert err.count("\n") == 2 and err.count("error:") == 2
 
 
 @pytest.mark.parametrize("argv, fragment", [
@@ -147,3 +153,90 @@ def test_interrupted_compare_exits_130_and_says_how_to_resume(tmp_path, monkeypa
     out = tmp_path / "grid.csv"
     assert main(["compare", "--family", "related", "--generate", "2", "--out", str(out)]) == EXIT_INTERRUPTED == 130
     assert f"interrupted; the finished cells are in {out}: run again with --resume" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["solve", "{inst}", "-a", "fifo", "--out", "{tmp}/missing/s.json"],
+    ["solve", "{inst}", "-a", "fifo", "--gantt", "{tmp}/missing/g.png"],
+    ["solve", "{inst}", "-a", "fifo", "--out", "{tmp}"],
+    ["generate", "packing", "-o", "{tmp}/missing/i.json"],
+    ["compare", "{inst}", "--no-opt", "--out", "{tmp}/missing/t.csv"],
+])
+def test_an_output_path_in_a_missing_folder_is_an_error_before_any_work(argv, tmp_path, capsys):
+    inst = tmp_path / "inst.json"
+    main(["generate", "packing", "--seed", "1", "-o", str(inst)])
+    capsys.readouterr()
+    argv = [a.format(inst=inst, tmp=tmp_path) for a in argv]
+    assert main(argv) == EXIT_USAGE
+    captured = capsys.readouterr()
+    assert captured.out == ""  # nothing computed and printed before the error
+    assert captured.err.count("\n") == 1 and ("does not exist" in captured.err or "is a folder" in captured.err)
+    assert not (tmp_path / "missing").exists()
+
+
+@pytest.mark.parametrize("param, fragment", [
+    ("eps=abc", "'eps' must be float, got 'abc'"),
+    ("eps=true", "'eps' must be float, got True"),
+    ("slow_motion=3", "'slow_motion' must be str, got 3"),
+])
+def test_a_parameter_of_the_wrong_type_is_one_clear_line(param, fragment, tmp_path, capsys):
+    inst = tmp_path / "inst.json"
+    main(["generate", "packing", "--seed", "1", "-o", str(inst)])
+    capsys.readouterr()
+    assert main(["solve", str(inst), "-a", "synchpack1", "-p", param]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and fragment in err
+
+
+def test_list_into_a_closed_pipe_ends_quietly():
+    # `schedrelax list | head -1`: the reader closes the pipe early; no BrokenPipeError traceback.
+    proc = subprocess.run(f"{sys.executable} -m schedrelax list | head -1", shell=True, capture_output=True,
+                          text=True, timeout=120)
+    assert proc.stdout.startswith("families:")
+    assert "Traceback" not in proc.stderr and "BrokenPipeError" not in proc.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads worker pids from /proc")
+def test_compare_workers_end_when_the_parent_is_killed(tmp_path):
+    import os
+    import signal
+    import time
+
+    folder = tmp_path / "insts"
+    folder.mkdir()
+    for seed in range(6):
+        main(["generate", "related", "--seed", str(seed), "-o", str(folder / f"r{seed}.json")])
+    proc = subprocess.Popen([sys.executable, "-m", "schedrelax", "compare", str(folder), "--workers", "2",
+                             "--opt-time-limit", "60", "--out", str(tmp_path / "t.csv")],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def children() -> set[int]:
+        found = set()
+        for task in os.listdir(f"/proc/{proc.pid}/task"):
+            text = open(f"/proc/{proc.pid}/task/{task}/children").read()
+            found.update(int(p) for p in text.split())
+        return found
+
+    workers: set[int] = set()
+    deadline = time.monotonic() + 60
+    while len(workers) < 2 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        workers = children()
+    assert len(workers) >= 2, "compare never started its worker processes"
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+
+    def running(pid: int) -> bool:
+        try:
+            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        except FileNotFoundError:
+            return False
+        return state != "Z"
+
+    deadline = time.monotonic() + 10
+    while any(running(p) for p in workers) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    left = [p for p in workers if running(p)]
+    for p in left:  # do not leave them behind even when the test fails
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"worker processes {left} outlived their killed parent"

@@ -324,6 +324,52 @@ class _Progress:
             print(line, file=sys.stderr, flush=True)
 
 
+_PARENT_POLL_SECONDS = 0.5
+
+
+def _exit_with_parent(owner: int) -> None:
+    """Worker initializer: end this worker when the process that runs the grid (*owner*) dies.
+
+    A parent killed by SIGKILL runs no clean-up, and a pool worker blocked on its task queue (or
+    deep in a solve) would run on, orphaned. On Linux the kernel sends SIGKILL when the worker's
+    parent dies (``PR_SET_PDEATHSIG``); everywhere, a daemon thread also checks every half second
+    that the worker still has its parent and that *owner* is alive (the two differ under the
+    ``forkserver`` start method), and ends the worker if not.
+    """
+    import threading
+
+    ppid = os.getppid()
+    if sys.platform.startswith("linux"):
+        import ctypes
+        import signal
+
+        try:
+            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # the polling thread below still ends the worker
+
+    def alive() -> bool:
+        if os.getppid() != ppid:
+            return False
+        try:
+            os.kill(owner, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            pass
+        return True
+
+    if not alive():  # the owner died before the signal above was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while alive():
+            time.sleep(_PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="schedrelax-owner-watch", daemon=True).start()
+
+
 def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iterable[list[dict[str, Any]]]:
     bar = _Progress(len(tasks), progress)
     if dask is not None:
@@ -345,7 +391,7 @@ def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iter
             bar.step()
             yield rows
         return
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
         for fut in as_completed([pool.submit(run_task, t) for t in tasks]):
             bar.step()
