@@ -18,13 +18,31 @@ related       the task's index in its job            the machine 0..m-1
 
 :func:`verify` re-checks every constraint of the family from the pieces alone, with no help from
 the code that made them, and raises :class:`InfeasibleScheduleError` naming the first violation.
-One tolerance governs every comparison: two quantities agree when they differ by at most
-``TOL · max(1, |reference|)`` (relative for magnitudes above 1, absolute below). A schedule may
-carry *promises* (``"non_preemptive"``, ``"no_migration"``, ``"respects_minima"``) that verify then
-enforces too. FLEX's per-job minima (paper 002) are a fairness guarantee of the allocator, not a
-physical limit: paper 002's own FIFO baseline runs with minima 0. So minima are checked for
-schedules that promise ``respects_minima`` (the minima-aware allocators make that promise);
-maxima, capacity and everything physical are checked always.
+The tolerance ``TOL`` (1e-6) applies to the quantity compared, never scaled by where on the
+time axis it sits, so a schedule shifted to t = 1e6 is judged exactly as at t = 0:
+
+* *time stamps* (start >= release or ready time, precedence and Map-before-Reduce end <= start,
+  start >= 0, slot boundaries): ``TOL`` time units plus ``ULPS`` (4) units in the last place of
+  the larger stamp (``4 · np.spacing(|t|)``, 4.7e-10 at t = 1e6), which no arithmetic avoids;
+* *overlaps*: a level (pieces, processors, machines, resource) above its limit counts only over
+  a stretch of time longer than that time tolerance; adjacent over-limit segments of one key
+  are merged first, so cutting an overlap into short segments does not hide it;
+* *levels* (concurrent use, a piece's rate against 1 or a task's demand, processor minima):
+  ``TOL`` relative to the limit or capacity they are compared with; whole numbers (processor
+  and machine counts) are whole up to ``TOL`` plus ulps, absolutely;
+* *work* (a job's size, a Reduce task's work, a packing task's fraction done, a related task's
+  duration p/v): ``TOL`` relative to the work needed, plus for each piece its rate times the
+  ulps of its time stamps.
+
+A schedule may carry *promises* (``"non_preemptive"``, ``"no_migration"``, ``"respects_minima"``)
+that verify then enforces too. FLEX's per-job minima (paper 002) are a fairness guarantee of the
+allocator, not a physical limit: paper 002's own FIFO baseline runs with minima 0. So minima are
+checked for schedules that promise ``respects_minima`` (the minima-aware allocators make that
+promise); maxima, capacity and everything physical are checked always.
+
+A malformed schedule (a column that is not a list of ints and floats, an id that is not a whole
+number, an unknown promise; from a file also a non-finite time, a job below 0 or a task or
+machine below -1) raises :class:`ScheduleError` when it is built or loaded, before verify sees it.
 """
 
 from __future__ import annotations
@@ -37,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrelax.errors import InfeasibleScheduleError
+from schedrelax.errors import InfeasibleScheduleError, ScheduleError
 from schedrelax.instances import (
     Instance,
     MalleableInstance,
@@ -45,6 +63,7 @@ from schedrelax.instances import (
     PackingInstance,
     RelatedInstance,
 )
+from schedrelax.instances._checks import MAX_WHOLE
 from schedrelax.instances.costs import aggregate
 
 TOL = 1e-6
@@ -68,7 +87,9 @@ class Schedule:
 
     Build one with :meth:`from_pieces` (rows) or the constructor (columns). ``promises`` are
     properties the producing algorithm guarantees (checked by :func:`verify`); ``meta`` holds
-    free-form, JSON-serialisable notes (e.g. the algorithm's name).
+    free-form, JSON-serialisable notes (e.g. the algorithm's name). A column that is not a flat
+    list of ints and floats, an id that is not a whole number of magnitude at most 2^53, unknown
+    promises or a ``meta`` that is not a mapping raise :class:`ScheduleError`.
     """
 
     job: Any
@@ -81,27 +102,26 @@ class Schedule:
     meta: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        n = len(self.job)
-        for name in _COLUMNS:
-            col = getattr(self, name)
-            if len(col) != n:
-                raise ValueError(f"schedule: column {name} has {len(col)} entries, job has {n}")
-            if name in ("job", "task", "machine"):
-                raw = np.asarray(col, dtype=float)
-                bad = ~np.isfinite(raw) | (raw != np.round(raw))
-                if bad.any():
-                    i = int(np.flatnonzero(bad)[0])
-                    raise ValueError(f"schedule: piece {i}: {name} must be a whole number, got {col[i]!r}")
-                arr = raw.astype(np.int64)
-            else:
-                arr = np.array(col, dtype=float)
+        cols = {name: _as_column(name, getattr(self, name)) for name in _COLUMNS}
+        n = len(cols["job"])
+        for name, arr in cols.items():
+            if len(arr) != n:
+                raise ScheduleError(f"schedule: column {name} has {len(arr)} entries, job has {n}")
             arr.setflags(write=False)
             object.__setattr__(self, name, arr)
+        if isinstance(self.promises, (str, bytes)) or not isinstance(self.promises, Iterable):
+            raise ScheduleError(f"schedule: promises must be a list of names, got {self.promises!r:.80}")
         promises = frozenset(self.promises)
+        for p in sorted(promises, key=repr):
+            if not isinstance(p, str):
+                raise ScheduleError(f"schedule: promises must be names (strings), got {p!r:.80}")
         unknown = promises - PROMISES
         if unknown:
-            raise ValueError(f"schedule: unknown promise {sorted(unknown)[0]!r} (known: {', '.join(sorted(PROMISES))})")
+            raise ScheduleError(f"schedule: unknown promise {sorted(unknown)[0]!r} "
+                                f"(known: {', '.join(sorted(PROMISES))})")
         object.__setattr__(self, "promises", promises)
+        if not isinstance(self.meta, Mapping):
+            raise ScheduleError(f"schedule: meta must be a mapping (a JSON object), got {self.meta!r:.80}")
 
     @classmethod
     def from_pieces(cls, pieces: Iterable[tuple], promises: Iterable[str] = (), meta: Mapping | None = None) -> Schedule:
@@ -140,17 +160,39 @@ class Schedule:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Schedule:
-        """Inverse of :meth:`to_dict`; missing columns or unknown keys are errors."""
+        """Inverse of :meth:`to_dict`, for data read from a file: raises :class:`ScheduleError`
+        for anything :meth:`to_dict` cannot have written.
+
+        Beyond the constructor's rules, a column must be a list, ``promises`` a list of names,
+        ``meta`` an object, every start, end and rate finite, every job >= 0 and every task and
+        machine >= -1 (the ``MAP_TASK`` / ``POOLED`` marker). Missing columns and unknown keys are
+        errors too.
+        """
         if not isinstance(data, Mapping):
-            raise ValueError(f"schedule: expected a JSON object, got {type(data).__name__}")
+            raise ScheduleError(f"schedule: expected a JSON object, got {type(data).__name__}")
         unknown = set(data) - set(_COLUMNS) - {"promises", "meta"}
         if unknown:
-            raise ValueError(f"schedule: unknown field {sorted(unknown)[0]!r}")
+            raise ScheduleError(f"schedule: unknown field {sorted(unknown, key=str)[0]!r}")
         missing = [c for c in _COLUMNS if c not in data]
         if missing:
-            raise ValueError(f"schedule: missing column {missing[0]!r}")
-        return cls(*(data[c] for c in _COLUMNS), promises=frozenset(data.get("promises", ())),
-                   meta=dict(data.get("meta", {})))
+            raise ScheduleError(f"schedule: missing column {missing[0]!r}")
+        for c in _COLUMNS:
+            if not isinstance(data[c], list):
+                raise ScheduleError(f"schedule: column {c} must be a list, got {data[c]!r:.80}")
+        promises = data.get("promises", [])
+        if not isinstance(promises, list):
+            raise ScheduleError(f"schedule: promises must be a list of names, got {promises!r:.80}")
+        meta = data.get("meta", {})
+        if not isinstance(meta, Mapping):
+            raise ScheduleError(f"schedule: meta must be a JSON object, got {meta!r:.80}")
+        s = cls(*(data[c] for c in _COLUMNS), promises=frozenset(promises), meta=dict(meta))
+        for c in ("start", "end", "rate"):
+            _first_bad(~np.isfinite(getattr(s, c)), lambda i, c=c: f"{c} must be finite, got {data[c][i]!r}")
+        _first_bad(s.job < 0, lambda i: f"job must be >= 0, got {data['job'][i]!r}")
+        for c, marker in (("task", "MAP_TASK"), ("machine", "POOLED")):
+            _first_bad(getattr(s, c) < -1, lambda i, c=c, marker=marker:
+                       f"{c} must be >= -1 ({marker}), got {data[c][i]!r}")
+        return s
 
     def save(self, path: str | Path) -> Path:
         """Write the schedule as JSON."""
@@ -160,32 +202,108 @@ class Schedule:
 
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
-        """Read a schedule written by :meth:`save`."""
+        """Read a schedule written by :meth:`save`; any unreadable or malformed file raises
+        :class:`ScheduleError` whose message starts with the path."""
         path = Path(path)
         try:
-            data = json.loads(path.read_text())
+            text = path.read_text()
         except FileNotFoundError as exc:
-            raise ValueError(f"{path}: no such schedule file") from exc
+            raise ScheduleError(f"{path}: no such schedule file") from exc
+        except IsADirectoryError as exc:
+            raise ScheduleError(f"{path}: is a directory, not a schedule file") from exc
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ScheduleError(f"{path}: cannot read the schedule file ({exc})") from exc
+        try:
+            data = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno})") from exc
-        return cls.from_dict(data)
+            raise ScheduleError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno})") from exc
+        except RecursionError:
+            # json recurses once per nesting level; a schedule is two levels deep.
+            raise ScheduleError(f"{path}: not a schedule file (JSON nested too deeply)") from None
+        except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
+            raise ScheduleError(f"{path}: not a readable JSON file ({exc})") from exc
+        try:
+            return cls.from_dict(data)
+        except ScheduleError as exc:
+            raise ScheduleError(f"{path}: {exc}") from None
+
+
+def _first_bad(mask: np.ndarray, message) -> None:
+    """ScheduleError ``"schedule: piece i: <message(i)>"`` for the first piece *mask* marks."""
+    if mask.any():
+        i = int(np.flatnonzero(mask)[0])
+        raise ScheduleError(f"schedule: piece {i}: {message(i)}")
+
+
+def _is_number_type(t: type) -> bool:
+    return issubclass(t, (int, float, np.integer, np.floating)) and not issubclass(t, (bool, np.bool_))
+
+
+def _as_column(name: str, col: Any) -> np.ndarray:
+    """Column *name* as a new 1-D array (int64 for job, task and machine, float otherwise).
+
+    Only ints and floats are numbers here: strings such as ``"4.0"``, booleans, None and nested
+    lists are errors, not converted. Ids must be whole and at most 2^53 in magnitude (exact as
+    floats, so they cannot wrap around in int64).
+    """
+    if isinstance(col, np.ndarray) and col.dtype.kind in "iuf":
+        if col.ndim != 1:
+            raise ScheduleError(f"schedule: column {name} must be a flat list of numbers, got shape {col.shape}")
+        values = col
+    else:
+        if isinstance(col, (str, bytes, Mapping)) or not isinstance(col, Iterable):
+            raise ScheduleError(f"schedule: column {name} must be a list of numbers, got {col!r:.80}")
+        values = col.tolist() if isinstance(col, np.ndarray) else list(col)
+        bad_types = {t for t in set(map(type, values)) if not _is_number_type(t)}
+        if bad_types:
+            i = next(k for k, v in enumerate(values) if type(v) in bad_types)
+            raise ScheduleError(f"schedule: piece {i}: {name} must be a number, got {values[i]!r:.80}")
+    try:
+        arr = np.array(values, dtype=float)
+    except OverflowError:
+        raise ScheduleError(f"schedule: column {name} holds a number too large for a float") from None
+    if name in ("job", "task", "machine"):
+        def shown(i: int):
+            return values[i].item() if isinstance(values, np.ndarray) else values[i]
+
+        _first_bad(~np.isfinite(arr) | (arr != np.round(arr)),
+                   lambda i: f"{name} must be a whole number, got {shown(i)!r}")
+        _first_bad(np.abs(arr) > MAX_WHOLE, lambda i: f"{name} must be at most 2^53 in magnitude, got {shown(i)!r}")
+        return arr.astype(np.int64)
+    return arr
 
 
 # --------------------------------------------------------------------------------------------
 # Tolerant comparisons and the sweep that measures concurrent use
 # --------------------------------------------------------------------------------------------
 
-def _slack(ref) -> np.ndarray:
-    return TOL * np.maximum(1.0, np.abs(ref))
+ULPS = 4
+"""Floating-point units in the last place of a time stamp added to every time tolerance."""
 
 
-def _exceeds(value, limit) -> np.ndarray:
-    """value > limit beyond the tolerance."""
-    return np.asarray(value) > np.asarray(limit) + _slack(limit)
+def _time_slack(*stamps) -> np.ndarray:
+    """How far two time stamps may disagree: TOL time units plus a few ulps of the larger one.
+
+    Never relative to the time itself: a schedule shifted to t = 1e6 is held to the same
+    TOL as at t = 0; only the ulps (4 · 1.2e-10 at 1e6) grow, since no arithmetic can do better.
+    """
+    mag = np.abs(stamps[0])
+    for t in stamps[1:]:
+        mag = np.maximum(mag, np.abs(t))
+    # jobs without pieces have spans of +-inf; their times compare as they are
+    return TOL + ULPS * np.spacing(np.where(np.isfinite(mag), mag, 0.0))
 
 
-def _differs(value, ref) -> np.ndarray:
-    return np.abs(np.asarray(value) - np.asarray(ref)) > _slack(ref)
+def _before(a, b) -> np.ndarray:
+    """Time a is earlier than time b beyond the time tolerance."""
+    a, b = np.asarray(a), np.asarray(b)
+    return a < b - _time_slack(a, b)
+
+
+def _exceeds(level, limit) -> np.ndarray:
+    """A level (processors, machines, resource) above its limit beyond TOL of the limit."""
+    limit = np.asarray(limit)
+    return np.asarray(level) > limit + TOL * np.abs(limit)
 
 
 def _fail(message: str) -> None:
@@ -196,9 +314,15 @@ def _fmt(v: float) -> str:
     return f"{float(v):.6g}"
 
 
+def _fmt_t(t: float) -> str:
+    """A time stamp (or a number that must be whole): twelve digits show TOL at t = 1e6."""
+    return f"{float(t):.12g}"
+
+
 @dataclass(frozen=True)
 class _Levels:
-    """A step function per key: on [t0, t1) the key's pieces sum to ``level``."""
+    """A step function per key: on [t0, t1) the key's pieces sum to ``level``; the segments of a
+    key are consecutive in time."""
 
     key: np.ndarray
     t0: np.ndarray
@@ -209,15 +333,15 @@ class _Levels:
 def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarray) -> _Levels:
     """The total rate of each key's pieces over time, as segments between events.
 
-    Each end is ordered as if it were ``TOL · max(1, |end|)`` earlier (at most half the piece),
-    so that a piece ending when another starts, up to rounding, does not count as overlapping it.
+    At equal times ends come before starts, so that pieces exactly back to back do not overlap;
+    pieces back to back up to rounding leave a segment no longer than the time tolerance, which
+    :func:`_long_runs` ignores.
     """
-    times = np.concatenate([start, end - np.minimum(_slack(end), (end - start) / 2)])
+    times = np.concatenate([start, end])
     delta = np.concatenate([rate, -rate])
     keys = np.concatenate([key, key])
     order = np.lexsort((delta, times, keys))
-    delta, keys = delta[order], keys[order]
-    times = np.concatenate([start, end])[order]  # report true times; the shift only orders events
+    delta, keys, times = delta[order], keys[order], times[order]
     level = np.cumsum(delta)
     first = np.r_[True, keys[1:] != keys[:-1]]
     base = np.maximum.accumulate(np.where(first, np.arange(len(keys)), 0))
@@ -229,12 +353,34 @@ def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarra
     return _Levels(keys[keep], times[keep], t1[keep], level[keep])
 
 
-def _check_peak(lv: _Levels, limit: np.ndarray | float, what: str, unit: str) -> None:
+def _long_runs(lv: _Levels, mask: np.ndarray, worst) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The stretches of time where *mask* holds, longer than the time tolerance.
+
+    Consecutive masked segments of one key merge into one run first, so a violation cannot hide
+    by being cut into pieces each shorter than the tolerance. Returns, per long run in key and
+    time order: its first segment, its start, its end, and the *worst* (``np.maximum`` or
+    ``np.minimum``) level over it.
+    """
+    joined = np.zeros(len(mask), dtype=bool)
+    joined[1:] = mask[:-1] & (lv.key[1:] == lv.key[:-1]) & (lv.t0[1:] == lv.t1[:-1])
+    head = mask & ~joined
+    heads = np.flatnonzero(head)
+    run = (np.cumsum(head) - 1)[mask]
+    t_end = lv.t1[heads].copy()
+    np.maximum.at(t_end, run, lv.t1[mask])
+    level = lv.level[heads].copy()
+    worst.at(level, run, lv.level[mask])
+    t_start = lv.t0[heads]
+    long = t_end - t_start > _time_slack(t_start, t_end)
+    return heads[long], t_start[long], t_end[long], level[long]
+
+
+def _check_peak(lv: _Levels, limit: np.ndarray | float, what, unit: str) -> None:
     lim = np.broadcast_to(limit, lv.key.shape) if np.ndim(limit) == 0 else np.asarray(limit)[lv.key]
-    bad = _exceeds(lv.level, lim)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        _fail(f"{what(int(lv.key[i]))}: {_fmt(lv.level[i])} {unit} in use at time {_fmt(lv.t0[i])}, "
+    heads, t0, _, peak = _long_runs(lv, _exceeds(lv.level, lim), np.maximum)
+    if len(heads):
+        i = heads[0]
+        _fail(f"{what(int(lv.key[i]))}: {_fmt(peak[0])} {unit} in use at time {_fmt_t(t0[0])}, "
               f"more than the {_fmt(lim[i])} available")
 
 
@@ -253,23 +399,23 @@ def _check_common(s: Schedule, n_jobs: int, family: str) -> None:
     bad = s.end <= s.start
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _fail(f"piece {i} (job {s.job[i]}): end {_fmt(s.end[i])} must be after start {_fmt(s.start[i])}")
+        _fail(f"piece {i} (job {s.job[i]}): end {_fmt_t(s.end[i])} must be after start {_fmt_t(s.start[i])}")
     bad = s.rate <= 0
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): rate must be > 0, got {_fmt(s.rate[i])}")
-    bad = s.start < -_slack(0.0)
+    bad = s.start < -TOL
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _fail(f"piece {i} (job {s.job[i]}): start must be >= 0, got {_fmt(s.start[i])}")
+        _fail(f"piece {i} (job {s.job[i]}): start must be >= 0, got {_fmt_t(s.start[i])}")
 
 
 def _check_release(s: Schedule, release: np.ndarray, label: str = "job") -> None:
     r = release[s.job]
-    bad = s.start < r - _slack(r)
+    bad = _before(s.start, r)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _fail(f"{label} {s.job[i]}: starts at {_fmt(s.start[i])}, before its release time {_fmt(r[i])}")
+        _fail(f"{label} {s.job[i]}: starts at {_fmt_t(s.start[i])}, before its release time {_fmt_t(r[i])}")
 
 
 def _job_span(s: Schedule, n_jobs: int) -> tuple[np.ndarray, np.ndarray]:
@@ -285,25 +431,34 @@ def _check_precedence(first: np.ndarray, last: np.ndarray, edges: np.ndarray, na
     if not len(edges):
         return
     a, b = edges[:, 0], edges[:, 1]
-    bad = first[b] < last[a] - _slack(last[a])
+    bad = _before(first[b], last[a])
     if bad.any():
         e = int(np.flatnonzero(bad)[0])
-        _fail(f"precedence {name(a[e])} -> {name(b[e])}: {name(b[e])} starts at {_fmt(first[b[e]])} "
-              f"before {name(a[e])} completes at {_fmt(last[a[e]])}")
+        _fail(f"precedence {name(a[e])} -> {name(b[e])}: {name(b[e])} starts at {_fmt_t(first[b[e]])} "
+              f"before {name(a[e])} completes at {_fmt_t(last[a[e]])}")
 
 
-def _check_work(done: np.ndarray, need: np.ndarray, name, unit: str = "work") -> None:
-    bad = _differs(done, need)
+def _check_work(done: np.ndarray, need: np.ndarray, round_off: np.ndarray, name, unit: str = "work") -> None:
+    """Work done agrees with work needed to TOL of the need, plus the *round_off* the pieces'
+    time stamps can carry (see :func:`_round_off`)."""
+    bad = np.abs(done - need) > TOL * need + round_off
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(i)}: {unit} done is {_fmt(done[i])}, must be {_fmt(need[i])}")
 
 
+def _round_off(s: Schedule, weight: np.ndarray) -> np.ndarray:
+    """Per piece, what a duration ``end - start`` times *weight* may be off by when its time
+    stamps carry a few ulps of error each."""
+    return weight * ULPS * np.spacing(np.maximum(np.abs(s.start), np.abs(s.end)))
+
+
 def _check_whole(values: np.ndarray, s: Schedule, what: str) -> None:
-    bad = np.abs(values - np.round(values)) > _slack(values)
+    """Whole numbers up to TOL plus ulps: absolute, so 1e6 + 0.5 is not whole."""
+    bad = np.abs(values - np.round(values)) > TOL + ULPS * np.spacing(np.abs(values))
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _fail(f"piece {i} (job {s.job[i]}): {what} must be a whole number, got {_fmt(values[i])}")
+        _fail(f"piece {i} (job {s.job[i]}): {what} must be a whole number, got {_fmt_t(values[i])}")
 
 
 def _check_machine_ids(s: Schedule, n: int, word: str, pooled_ok: bool) -> None:
@@ -320,7 +475,7 @@ def _check_identified_units(s: Schedule, n: int, word: str) -> None:
     named = s.machine >= 0
     if not named.any():
         return
-    bad = named & _differs(s.rate, 1.0)
+    bad = named & (np.abs(s.rate - 1.0) > TOL)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): on {word} {s.machine[i]} the rate must be 1, got {_fmt(s.rate[i])}")
@@ -370,18 +525,16 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
     _check_identified_units(s, inst.processors, "processor")
     _check_release(s, inst.job_release, "job")
     work = np.bincount(s.job, weights=s.rate * (s.end - s.start), minlength=n)
-    _check_work(work, inst.size, name)
+    _check_work(work, inst.size, np.bincount(s.job, weights=_round_off(s, s.rate), minlength=n), name)
     per_job = _levels(s.job, s.start, s.end, s.rate)
     _check_peak(per_job, inst.max_procs, lambda j: f"{name(j)} (max_processors {inst.max_procs[j]})", "processors")
-    mins = inst.min_procs[per_job.key]
-    # Segments no longer than the time tolerance are artefacts of back-to-back pieces.
-    long_enough = per_job.t1 - per_job.t0 > 2 * _slack(per_job.t1)
-    short = long_enough & (mins > 0) & ("respects_minima" in s.promises) & (per_job.level < mins - _slack(mins))
-    if short.any():
-        i = int(np.flatnonzero(short)[0])
-        j = int(per_job.key[i])
-        _fail(f"{name(j)}: runs on {_fmt(per_job.level[i])} processors over [{_fmt(per_job.t0[i])}, "
-              f"{_fmt(per_job.t1[i])}) between its start and completion, below its min_processors {mins[i]}")
+    if "respects_minima" in s.promises:
+        mins = inst.min_procs[per_job.key]
+        heads, t0, t1, low = _long_runs(per_job, (mins > 0) & (per_job.level < mins - TOL * mins), np.minimum)
+        if len(heads):
+            j = int(per_job.key[heads[0]])
+            _fail(f"{name(j)}: runs on {_fmt(low[0])} processors over [{_fmt_t(t0[0])}, {_fmt_t(t1[0])}) between "
+                  f"its start and completion, below its min_processors {inst.min_procs[j]}")
     total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
     _check_peak(total, float(inst.processors), lambda _: "all jobs", "processors")
     first, last = _job_span(s, n)
@@ -408,21 +561,24 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
     is_map = s.task == MAP_TASK
     work = s.rate * (s.end - s.start)
     map_done = np.bincount(s.job[is_map], weights=work[is_map], minlength=n)
-    _check_work(map_done, inst.map_work.astype(float), lambda j: f"job {j}", "Map work")
+    round_off = _round_off(s, s.rate)
+    _check_work(map_done, inst.map_work.astype(float),
+                np.bincount(s.job[is_map], weights=round_off[is_map], minlength=n), lambda j: f"job {j}", "Map work")
     gtask = inst.reduce_offset[s.job[~is_map]] + s.task[~is_map]
     red_done = np.bincount(gtask, weights=work[~is_map], minlength=len(inst.reduce_work))
     _check_work(red_done, inst.reduce_work.astype(float),
+                np.bincount(gtask, weights=round_off[~is_map], minlength=len(inst.reduce_work)),
                 lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
                 "Reduce work")
     map_end = np.full(n, -np.inf)
     np.maximum.at(map_end, s.job[is_map], s.end[is_map])
     red_start = np.full(n, np.inf)
     np.minimum.at(red_start, s.job[~is_map], s.start[~is_map])
-    bad = red_start < map_end - _slack(map_end)
+    bad = _before(red_start, map_end)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
-        _fail(f"job {j}: Reduce work starts in slot {_fmt(red_start[j])}, but its last Map task runs in slot "
-              f"{_fmt(map_end[j] - 1)}")
+        _fail(f"job {j}: Reduce work starts in slot {_fmt_t(red_start[j])}, but its last Map task runs in slot "
+              f"{_fmt_t(map_end[j] - 1)}")
     total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
     _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines")
     red = ~is_map
@@ -433,7 +589,7 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
         _check_single_piece(gtask, len(inst.reduce_work),
                             lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
                             "the schedule promises non-preemptive Reduce tasks")
-        bad = red & _differs(s.rate, 1.0)
+        bad = red & (np.abs(s.rate - 1.0) > TOL)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             _fail(f"job {s.job[i]}, reduce task {s.task[i]}: runs on {_fmt(s.rate[i])} machines at once, but the "
@@ -473,14 +629,15 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
         allowed = inst.place_machine[inst.place_offset[g[i]]:inst.place_offset[g[i] + 1]].tolist()
         _fail(f"{name(g[i])}: runs on machine {s.machine[i]}, outside its placement set {allowed}")
     ptime = inst.place_time[order[pos]]
-    bad = _differs(s.rate, inst.demand[g])
+    bad = np.abs(s.rate - inst.demand[g]) > TOL * inst.capacities[s.machine]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: piece {i} uses {_fmt(s.rate[i])} of the resource, but the task needs exactly "
               f"{_fmt(inst.demand[g[i]])} while it runs")
     _check_release(s, inst.release, "job")
     done = np.bincount(g, weights=(s.end - s.start) / ptime, minlength=inst.n_tasks)
-    _check_work(done, np.ones(inst.n_tasks), name, "fraction of the task")
+    _check_work(done, np.ones(inst.n_tasks), np.bincount(g, weights=_round_off(s, 1 / ptime), minlength=inst.n_tasks),
+                name, "fraction of the task")
     # Reserved room (instance reservations over [0, until)) counts as pieces in the capacity sweep.
     nr = len(inst.reserve_machine)
     _check_peak(_levels(np.r_[s.machine, inst.reserve_machine], np.r_[s.start, np.zeros(nr)],
@@ -509,23 +666,23 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     g, name = _task_index(inst, s)
     _check_single_piece(g, inst.n_tasks, name, "tasks run without preemption on related machines")
-    bad = _differs(s.rate, 1.0)
+    bad = np.abs(s.rate - 1.0) > TOL
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: rate must be 1 (a machine runs one task at a time), got {_fmt(s.rate[i])}")
     need = inst.task_size[g] / inst.speeds[s.machine]
-    bad = _differs(s.end - s.start, need)
+    bad = np.abs((s.end - s.start) - need) > TOL * need + _round_off(s, 1.0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: runs for {_fmt(s.end[i] - s.start[i])} on machine {s.machine[i]}, but size "
               f"{_fmt(inst.task_size[g[i]])} at speed {_fmt(inst.speeds[s.machine[i]])} takes {_fmt(need[i])}")
     _check_release(s, inst.release, "job")
     ready = inst.ready[s.machine]
-    bad = s.start < ready - _slack(ready)
+    bad = _before(s.start, ready)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
-        _fail(f"{name(g[i])}: starts at {_fmt(s.start[i])} on machine {s.machine[i]}, before the machine's ready "
-              f"time {_fmt(ready[i])}")
+        _fail(f"{name(g[i])}: starts at {_fmt_t(s.start[i])} on machine {s.machine[i]}, before the machine's ready "
+              f"time {_fmt_t(ready[i])}")
     _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s))), 1.0, lambda m: f"machine {m}", "tasks")
     first, last = _job_span(s, n)
     _check_precedence(first, last, inst.edges, lambda j: f"job {j}")

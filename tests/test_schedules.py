@@ -7,13 +7,14 @@ is MAP_TASK (-1).
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
 
-from schedrelax.errors import InfeasibleScheduleError
+from schedrelax.errors import InfeasibleScheduleError, ScheduleError
 from schedrelax.instances import (
     Flow,
     MalleableInstance,
@@ -667,12 +668,127 @@ def test_an_error_of_1e_3_relative_is_rejected(family):
         verify(make(), Schedule.from_pieces(_scale_end(pieces, len(pieces) - 1, 1 - 1e-3)))
 
 
-def test_tolerance_is_relative_for_large_times():
-    # at time 1e6, an overlap of 1e-4 (1e-10 relative) is rounding, 10 (1e-5 relative) is not.
+def test_time_tolerance_is_absolute_at_large_times():
+    # at t = 1e6 an ulp is 1.16e-10, so the time tolerance is TOL + 4 ulp = 1.0000005e-6: an overlap
+    # of 5e-7 is tolerated, one of 1e-5 (1e-11 relative, tolerated before issue 13) is not.
     inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1e6]), RelatedJob([1e6])))
-    accepts(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 1e-4, 2e6 - 1e-4, 1)])
-    rejects(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 10, 2e6 - 10, 1)],
-            "machine 0: 2 tasks in use at time 999990, more than the 1 available")
+    accepts(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 5e-7, 2e6 - 5e-7, 1)])
+    rejects(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 1e-5, 2e6 - 1e-5, 1)],
+            "machine 0: 2 tasks in use at time 999999.99999, more than the 1 available")
+
+
+# Issue 13, item 5: each schedule breaks one rule by a wide margin (half a unit, one unit, 20% of
+# capacity) at time T. Before the fix the tolerance TOL · max(1, |t|) was one whole time unit at
+# T = 1e6, so every one of them was accepted there while rejected at T = 10.
+SHIFTS = [10.0, 1e6]
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_overlap_of_half_a_task_is_rejected_at_any_time(T):
+    # [T, T + 1) and [T + 0.5, T + 1.5) on machine 0: two tasks at once over [T + 0.5, T + 1).
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0, 1.0]),))
+    rejects(inst, [(0, 0, 0, T, T + 1, 1), (0, 1, 0, T + 0.5, T + 1.5, 1)],
+            f"machine 0: 2 tasks in use at time {T + 0.5:.12g}, more than the 1 available")
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_start_one_unit_before_release_is_rejected_at_any_time(T):
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0], release=T),))
+    rejects(inst, [(0, 0, 0, T - 1, T, 1)], f"job 0: starts at {T - 1:.12g}, before its release time {T:.12g}")
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_capacity_exceeded_by_a_fifth_is_rejected_at_any_time(T):
+    # two tasks of demand 0.6 on capacity 1 overlap over [T + 0.5, T + 1): 1.2 in use.
+    inst = PackingInstance(capacities=[1.0], jobs=(PackingJob(tasks=(PackingTask(0.6, [0], 1.0),
+                                                                     PackingTask(0.6, [0], 1.0))),))
+    rejects(inst, [(0, 0, 0, T, T + 1, 0.6), (0, 1, 0, T + 0.5, T + 1.5, 0.6)],
+            f"machine 0: 1.2 resource in use at time {T + 0.5:.12g}, more than the 1 available")
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_precedence_violated_by_one_unit_is_rejected_at_any_time(T):
+    # job 0 runs [T, T + 2) on machine 0; job 1 (after job 0) starts at T + 1 on machine 1.
+    inst = RelatedInstance(speeds=[1.0, 1.0], jobs=(RelatedJob([2.0]), RelatedJob([1.0])), edges=[[0, 1]])
+    rejects(inst, [(0, 0, 0, T, T + 2, 1), (1, 0, 1, T + 1, T + 2, 1)],
+            f"precedence job 0 -> job 1: job 1 starts at {T + 1:.12g} before job 0 completes at {T + 2:.12g}")
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_start_before_machine_ready_time_is_rejected_at_any_time(T):
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0]),), ready=[T])
+    rejects(inst, [(0, 0, 0, T - 1, T, 1)],
+            f"job 0, task 0: starts at {T - 1:.12g} on machine 0, before the machine's ready time {T:.12g}")
+
+
+@pytest.mark.parametrize("T", [10, 1_000_000])
+def test_half_slot_boundary_is_rejected_at_any_time(T):
+    # one Map task over [T + 0.5, T + 1.5): work 1 as needed, but not on slot boundaries.
+    inst = MapReduceInstance(machines=1, jobs=(MapReduceJob(T, 1, []),))
+    rejects(inst, [(0, MAP, P, T + 0.5, T + 1.5, 1)], f"start (a slot boundary) must be a whole number, got {T + 0.5}")
+
+
+@pytest.mark.parametrize("T", [10, 1_000_000])
+def test_reduce_one_slot_before_its_map_ends_is_rejected_at_any_time(T):
+    # Map in slot T on machine 0, its Reduce task also in slot T on machine 1.
+    inst = MapReduceInstance(machines=2, jobs=(MapReduceJob(T, 1, [1]),))
+    rejects(inst, [(0, MAP, 0, T, T + 1, 1), (0, 0, 1, T, T + 1, 1)],
+            f"job 0: Reduce work starts in slot {T}, but its last Map task runs in slot {T}")
+
+
+@pytest.mark.parametrize("T", SHIFTS)
+def test_a_dip_below_minima_for_one_unit_is_rejected_at_any_time(T):
+    # min 2 processors; 2 over [T, T + 1), 1 over [T + 1, T + 2), 2 over [T + 2, T + 3): work 5.
+    inst = MalleableInstance(processors=2, flows=(Flow(sizes=[5.0], max_processors=[2], min_processors=[2],
+                                                       release=T),))
+    rejects(inst, [(0, 0, P, T, T + 1, 2), (0, 0, P, T + 1, T + 2, 1), (0, 0, P, T + 2, T + 3, 2)],
+            f"flow 0, job 0: runs on 1 processors over [{T + 1:.12g}, {T + 2:.12g}) between its start and "
+            f"completion, below its min_processors 2", promises=["respects_minima"])
+
+
+def test_half_a_processor_is_not_whole_for_a_million_processors():
+    # TOL · 1000000.5 = 1.0000005 > 0.5: the relative rule called any rate near 1e6 whole.
+    inst = MalleableInstance(processors=2_000_000, flows=(Flow(sizes=[1_000_000.5], max_processors=[2_000_000]),))
+    rejects(inst, [(0, 0, P, 0, 1, 1_000_000.5)],
+            "piece 0 (job 0): rate (a number of processors) must be a whole number, got 1000000.5")
+
+
+@pytest.mark.parametrize("family", sorted(CASES))
+@pytest.mark.parametrize("T", SHIFTS)
+def test_the_hand_made_schedules_shifted_far_still_pass(family, T):
+    # every start, end and release moves by the whole number T: each piece keeps its length (up to
+    # the ulps of T + x), so the shifted schedule is exactly as feasible as the original.
+    shifted = {
+        "malleable": lambda: MalleableInstance(processors=4, flows=(
+            Flow(sizes=[4.0, 6.0], max_processors=[2, 4], min_processors=[0, 2], edges=[[0, 1]], release=T),
+            Flow(sizes=[2.0], max_processors=[2], min_processors=[2], release=T + 1, cost=completion(2.0)))),
+        "mapreduce": lambda: MapReduceInstance(machines=2, jobs=(MapReduceJob(int(T), 3, [2, 1]),
+                                                                  MapReduceJob(int(T) + 1, 1, []))),
+        "packing": lambda: PackingInstance(capacities=[2.0, 1.0], jobs=(
+            PackingJob(tasks=(PackingTask(1.0, [0, 1], [2.0, 4.0]), PackingTask(1.0, [0], 3.0)), release=T),
+            PackingJob(tasks=(PackingTask(2.0, [0, 1], 1.0),), weight=2.0, release=T + 1))),
+        "related": lambda: RelatedInstance(speeds=[1.0, 2.0], jobs=(RelatedJob([2.0, 4.0], release=T),
+                                                                    RelatedJob([3.0], weight=2.0, release=T + 1)),
+                                           edges=[[0, 1]]),
+    }
+    pieces = [(j, k, m, T + a, T + b, r) for j, k, m, a, b, r in CASES[family][1]]
+    accepts(shifted[family](), pieces)
+
+
+def test_back_to_back_with_rounding_far_from_zero_is_not_an_overlap():
+    # (1e6 + 0.3) + 0.3 rounds to 1000000.6000000001 > 1e6 + 0.6: an ulp of overlap.
+    T = 1e6
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([0.3, 0.3]), RelatedJob([0.4])))
+    assert (T + 0.3) + 0.3 > T + 0.6
+    accepts(inst, [(0, 0, 0, T, T + 0.3, 1), (0, 1, 0, T + 0.3, (T + 0.3) + 0.3, 1), (1, 0, 0, T + 0.6, T + 1.0, 1)])
+
+
+def test_an_overlap_cut_into_short_segments_is_still_an_overlap():
+    # task 0 holds machine 0 over [0, 1); ten tasks of 4e-7 run back to back from 0.2 on the same
+    # machine: each segment of the overlap is 4e-7 < TOL long, together 4e-6 > TOL.
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0] + [4e-7] * 10),))
+    pieces = [(0, 0, 0, 0.0, 1.0, 1)] + [(0, k + 1, 0, 0.2 + k * 4e-7, 0.2 + (k + 1) * 4e-7, 1) for k in range(10)]
+    rejects(inst, pieces, "machine 0: 2 tasks in use at time 0.2, more than the 1 available")
 
 
 def test_tol_is_the_documented_value():
@@ -794,6 +910,158 @@ def test_non_integral_ids_are_not_truncated(column):
         return
     with pytest.raises(InfeasibleScheduleError):
         verify(related(), s)
+
+
+# Issue 13: malformed schedule files. Each raises one ScheduleError naming the field and value;
+# before, these raised RecursionError, TypeError, IndexError, IsADirectoryError, were converted
+# ("4.0" -> 4.0, true -> 1), wrapped around (2^63 -> -2^63) or went through to verify.
+
+def _doc(**changes):
+    """PACKING_OK as a schedule file's dict, with the given keys replaced."""
+    return {**Schedule.from_pieces(PACKING_OK).to_dict(), **changes}
+
+
+def _write(tmp_path, text, name="s.json"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_deeply_nested_json_is_a_schedule_error(tmp_path):
+    path = _write(tmp_path, '{"job": ' + "[" * 5000 + "]" * 5000 + "}")
+    with pytest.raises(ScheduleError, match=re.escape(f"{path}: not a schedule file (JSON nested too deeply)")):
+        Schedule.load(path)
+
+
+def test_a_directory_is_not_a_schedule_file(tmp_path):
+    with pytest.raises(ScheduleError, match=re.escape(f"{tmp_path}: is a directory, not a schedule file")):
+        Schedule.load(tmp_path)
+
+
+def test_a_missing_file_is_a_schedule_error(tmp_path):
+    with pytest.raises(ScheduleError, match=re.escape(f"{tmp_path / 'none.json'}: no such schedule file")):
+        Schedule.load(tmp_path / "none.json")
+
+
+def test_a_binary_file_is_a_schedule_error(tmp_path):
+    path = tmp_path / "s.json"
+    path.write_bytes(b"\xff\xfe{")
+    with pytest.raises(ScheduleError, match="cannot read the schedule file"):
+        Schedule.load(path)
+
+
+def test_bad_json_is_a_schedule_error(tmp_path):
+    with pytest.raises(ScheduleError, match="not a JSON file"):
+        Schedule.load(_write(tmp_path, "{"))
+
+
+@pytest.mark.parametrize("value", [None, 5, 2.5, "0, 1, 2", {"0": 0}, True])
+@pytest.mark.parametrize("column", ["job", "start"])
+def test_a_column_that_is_not_a_list_is_a_schedule_error(tmp_path, column, value):
+    path = _write(tmp_path, json.dumps(_doc(**{column: value})))
+    with pytest.raises(ScheduleError, match=re.escape(f"{path}: schedule: column {column} must be a list, got ")):
+        Schedule.load(path)
+
+
+@pytest.mark.parametrize("value", [None, 5, "x", {"a": 1}])
+def test_a_column_that_is_not_a_list_is_a_schedule_error_in_memory_too(value):
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: column start must be a list of numbers, got {value!r}")):
+        Schedule(job=[0], task=[0], machine=[0], start=value, end=[1], rate=[1])
+
+
+@pytest.mark.parametrize("column, value", [
+    ("job", "0"), ("job", True), ("job", None), ("job", [0]),
+    ("task", "0"), ("machine", False),
+    ("start", "4.0"), ("start", True), ("end", [2, 3]), ("end", None), ("rate", "1"), ("rate", {"r": 1}),
+])
+def test_a_cell_that_is_not_a_number_is_a_schedule_error(column, value):
+    d = _doc()
+    d[column] = [value, *d[column][1:]]
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: piece 0: {column} must be a number, got {value!r}")):
+        Schedule.from_dict(d)
+
+
+def test_strings_and_booleans_are_not_numbers_in_memory_either():
+    with pytest.raises(ScheduleError, match=re.escape("schedule: piece 1: start must be a number, got '4.0'")):
+        Schedule.from_pieces([(0, 0, 0, 0.0, 2.0, 1), (0, 1, 0, "4.0", 5.0, 1)])
+    with pytest.raises(ScheduleError, match=re.escape("schedule: piece 0: job must be a number, got True")):
+        Schedule.from_pieces([(True, 0, 0, 0.0, 2.0, 1)])
+    with pytest.raises(ScheduleError, match=re.escape("schedule: piece 0: rate must be a number, got True")):
+        Schedule(job=[0], task=[0], machine=[0], start=[0.0], end=[1.0], rate=np.array([True]))
+
+
+def test_a_two_dimensional_array_column_is_a_schedule_error():
+    with pytest.raises(ScheduleError, match=re.escape("schedule: column start must be a flat list of numbers, got shape (1, 1)")):
+        Schedule(job=[0], task=[0], machine=[0], start=np.zeros((1, 1)), end=[1.0], rate=[1.0])
+
+
+@pytest.mark.parametrize("value", [2**63, 2**64, 2**53 + 2, -(2**63), 10**400])
+def test_ids_beyond_2_to_the_53_are_rejected_not_wrapped(value):
+    # 2^63 used to become -2^63 in int64; above 2^53 a float no longer holds every whole number.
+    d = _doc()
+    d["job"] = [value, *d["job"][1:]]
+    with pytest.raises(ScheduleError, match=r"schedule: (piece 0: job must be at most 2\^53 in magnitude, got "
+                       + re.escape(repr(value)) + "|column job holds a number too large for a float)"):
+        Schedule.from_dict(d)
+
+
+def test_ids_up_to_2_to_the_53_are_kept_exactly():
+    s = Schedule.from_pieces([(2**53, 0, 0, 0.0, 1.0, 1)])
+    assert int(s.job[0]) == 2**53
+
+
+@pytest.mark.parametrize("column", ["start", "end", "rate"])
+@pytest.mark.parametrize("text", ["NaN", "Infinity", "-Infinity"])
+def test_non_finite_numbers_in_a_file_are_a_schedule_error(tmp_path, column, text):
+    d = _doc()
+    d[column] = ["@", *d[column][1:]]
+    path = _write(tmp_path, json.dumps(d).replace('"@"', text))
+    with pytest.raises(ScheduleError, match=re.escape(f"{path}: schedule: piece 0: {column} must be finite, got ")):
+        Schedule.load(path)
+
+
+@pytest.mark.parametrize("column, value, rule", [
+    ("job", -1, "job must be >= 0"), ("task", -2, "task must be >= -1 (MAP_TASK)"),
+    ("machine", -2, "machine must be >= -1 (POOLED)"),
+])
+def test_negative_ids_in_a_file_are_a_schedule_error(column, value, rule):
+    d = _doc()
+    d[column] = [value, *d[column][1:]]
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: piece 0: {rule}, got {value}")):
+        Schedule.from_dict(d)
+
+
+@pytest.mark.parametrize("value", [5, "non_preemptive", {"non_preemptive": True}, None])
+def test_promises_of_the_wrong_type_are_a_schedule_error(value):
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: promises must be a list of names, got {value!r}")):
+        Schedule.from_dict(_doc(promises=value))
+
+
+def test_promises_must_be_strings():
+    with pytest.raises(ScheduleError, match=re.escape("schedule: promises must be names (strings), got 7")):
+        Schedule.from_dict(_doc(promises=[7]))
+
+
+@pytest.mark.parametrize("value", [5, [["algorithm", "x"]], "x", None])
+def test_meta_of_the_wrong_type_is_a_schedule_error(value):
+    # [["algorithm", "x"]] used to be turned into {"algorithm": "x"} by dict().
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: meta must be a JSON object, got {value!r}")):
+        Schedule.from_dict(_doc(meta=value))
+    with pytest.raises(ScheduleError, match=re.escape(f"schedule: meta must be a mapping (a JSON object), got {value!r}")):
+        Schedule(job=[0], task=[0], machine=[0], start=[0.0], end=[1.0], rate=[1.0], meta=value)
+
+
+def test_a_file_without_promises_and_meta_loads(tmp_path):
+    d = _doc()
+    del d["promises"], d["meta"]
+    s = Schedule.load(_write(tmp_path, json.dumps(d)))
+    assert s.promises == frozenset() and s.meta == {}
+    verify(packing(), s)
+
+
+def test_schedule_error_is_still_a_value_error():
+    # callers (the CLI's verify command) catch ValueError from Schedule.load
+    assert issubclass(ScheduleError, ValueError)
 
 
 def test_to_frame_columns():
