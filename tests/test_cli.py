@@ -240,3 +240,15 @@ def test_compare_workers_end_when_the_parent_is_killed(tmp_path):
     for p in left:  # do not leave them behind even when the test fails
         os.kill(p, signal.SIGKILL)
     assert not left, f"worker processes {left} outlived their killed parent"
+
+
+def test_no_solver_banner_in_the_output(tmp_path):
+    # HiGHS prints its copyright banner below Python's sys.stdout (descriptor 1) on the first
+    # object made; capsys cannot see it, so this runs the command in a child process.
+    inst = tmp_path / "inst.json"
+    main(["generate", "packing", "--seed", "1", "-o", str(inst)])
+    for argv in (["list"], ["solve", str(inst), "-a", "synchpack2"]):
+        proc = subprocess.run([sys.executable, "-m", "schedrelax", *argv], capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        assert "Copyright" not in proc.stdout + proc.stderr and "Running HiGHS" not in proc.stdout

@@ -8,7 +8,10 @@ added later become new rows and HiGHS re-solves from its previous basis.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
+import sys
 import time
 from collections.abc import Iterable, Mapping
 
@@ -50,9 +53,51 @@ _LIMITS = {
 _FEASIBLE_SOLUTION = 2  # HighsInfo.primal_solution_status: 0 none, 1 infeasible, 2 feasible
 
 
+def new_highs() -> highspy.Highs:
+    """A HiGHS object with its log off, made without the copyright banner.
+
+    HiGHS prints its banner to the process's standard output (file descriptor 1, below Python's
+    ``sys.stdout``) when the first object is made, before any option can be set; the banner would
+    land in the middle of a command's table or a notebook's output. So the first construction runs
+    with descriptor 1 pointed at the null device. The solver's log is a choice of the caller
+    (``solve(..., output_flag=True)``, or the command's ``--solver-log``), not a side effect.
+    """
+    global _BANNER_SHOWN
+    if _BANNER_SHOWN:
+        highs = highspy.Highs()
+    else:
+        with _stdout_fd_silenced():
+            highs = highspy.Highs()
+        _BANNER_SHOWN = True
+    highs.setOptionValue("output_flag", False)
+    return highs
+
+
+_BANNER_SHOWN = False
+
+
+@contextlib.contextmanager
+def _stdout_fd_silenced():
+    try:
+        sys.stdout.flush()
+        fd = 1
+        saved = os.dup(fd)
+    except (OSError, ValueError):  # no descriptor 1 (closed, embedded): nothing to hide
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+        yield
+    finally:
+        os.dup2(saved, fd)
+        os.close(saved)
+        os.close(devnull)
+
+
 def highs_version() -> str:
     """The version of the HiGHS library highspy was built with, e.g. ``"1.15.1"``."""
-    return highspy.Highs().version()
+    return new_highs().version()
 
 
 def _set_option(highs: highspy.Highs, name: str, value) -> None:
@@ -79,7 +124,7 @@ class HighsBackend:
         self.name = name
         self.builds = 0
         self._threads = threads
-        self._highs = highspy.Highs()
+        self._highs = new_highs()
         self.version = self._highs.version()
         _set_option(self._highs, "output_flag", False)
         if time_limit is not None:
