@@ -23,7 +23,16 @@ from schedrelax.errors import (
 from schedrelax.instances import load
 from schedrelax.schedules import Evaluation, Schedule, evaluate, verify
 
-__version__ = "0.1.0"
+def _installed_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("schedrelax")  # pyproject.toml is the one source of the version
+    except PackageNotFoundError:  # a source tree that was never installed
+        return "0+unknown"
+
+
+__version__ = _installed_version()
 
 
 def solve(model, solver: str = "highs", **options):

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from schedrelax import __version__
 from schedrelax.errors import InfeasibleScheduleError, SchedrelaxError
 
 EXIT_USAGE = 2
@@ -64,7 +65,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="schedrelax", description=__doc__.splitlines()[0] + " LP relaxations, "
                                 "rounding and verified schedules for cluster scheduling.")
     p.add_argument("--debug", action="store_true", help="show tracebacks instead of one-line errors")
-    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
 
     s = sub.add_parser("solve", help="run an algorithm on an instance file; the schedule is verified")
     s.add_argument("instance", help="instance JSON file")
@@ -314,7 +316,11 @@ _COMMANDS = {"compare": _cmd_compare, "reproduce": _cmd_reproduce, "solve": _cmd
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``schedrelax`` console script."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:  # a bare `schedrelax`: show what it can do
+        parser.print_help()
+        return 0
     try:
         return _COMMANDS[args.command](args)
     except (SchedrelaxError, ValueError, OSError) as exc:

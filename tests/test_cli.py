@@ -252,3 +252,15 @@ def test_no_solver_banner_in_the_output(tmp_path):
                               timeout=300)
         assert proc.returncode == 0, proc.stderr
         assert "Copyright" not in proc.stdout + proc.stderr and "Running HiGHS" not in proc.stdout
+
+
+def test_version_and_bare_command(capsys):
+    from importlib.metadata import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out.strip() == f"schedrelax {version('schedrelax')}"
+    assert main([]) == 0  # a bare `schedrelax` shows the help, not an argparse error
+    out = capsys.readouterr().out
+    assert out.startswith("usage: schedrelax") and "solve" in out and "verify" in out
