@@ -1,22 +1,31 @@
 """The work that remains at a re-planning time, as an instance of its own family.
 
 At time ``now`` the online simulator hands the offline algorithm a *sub-instance*: the jobs that
-have arrived and are not finished, with time shifted so that ``now`` is 0. What was committed
-before ``now`` shapes it, family by family:
+have arrived and are not finished, on a clock whose 0 is the *origin* (``now``, except for the
+malleable case below): sub-instance time τ is original time origin + τ. What the instance says
+about its machines (related ready times, packing reservations) and what was committed before
+``now`` shape it, family by family:
 
 * malleable (paper 000 §4.2: "the job sizes for FlowFlex change from epoch to epoch"): each job
-  keeps its remaining work; finished jobs leave their flow, and so do the edges from them; flow
-  releases are 0 and each flow's cost is re-based at ``now`` (:meth:`CostFunction.shifted`; the
-  constant it drops changes no minisum decision; under minimax the plan ignores the flows'
-  different sunk constants, a heuristic). Flows are preemptive, so nothing is reserved.
+  keeps its remaining work; finished jobs leave their flow, and so do the edges from them. Each
+  flow's cost is re-based at ``now`` (:meth:`CostFunction.shifted`; the constant it drops changes
+  no minisum decision; under minimax the plan ignores the flows' different sunk constants, a
+  heuristic) and the origin is ``now``. A cost with no re-based form (``power``: w·(now + τ)^p is
+  no w'·τ^p' + k) keeps the original clock instead: origin 0, every flow released at ``now``, every
+  cost as given, so the plan optimises the true costs. Flows are preemptive, so nothing is reserved.
 * packing: a task committed whole (non-preemptive plans) is gone from the sub-instance and, if it
-  still runs at ``now``, holds its demand on its machine as a *reservation* until it ends. A task
-  cut at ``now`` (preemptive plans) keeps its remaining fraction f: its time on every machine of
-  its placement set becomes f·p^i; with ``keep_machine`` (plans that promise no migration) its
+  still runs at ``now``, holds its demand on its machine as a *reservation* until it ends; the
+  instance's own reservations that still hold at ``now`` are kept beside those. A task cut at
+  ``now`` (preemptive plans) keeps its remaining fraction f: its time on every machine of its
+  placement set becomes f·p^i; with ``keep_machine`` (plans that promise no migration) its
   placement shrinks to the machine it ran on.
-* related: tasks are never preempted, so a committed task is gone and its machine is *ready* only
-  when it ends. A job whose predecessor is still running gets a release time (that end); a job
-  whose predecessor has not arrived (or is itself held back) is held back until it can be planned.
+* related: tasks are never preempted, so a committed task is gone and its machine is *ready* at
+  the later of the task's end and the machine's own ready time. A job whose predecessor is still
+  running gets a release time (that end); a job whose predecessor has not arrived (or is itself
+  held back) is held back until it can be planned.
+
+A job counts as arrived when its release is within round-off of ``now``; its sub-instance release
+is what is left of it (max(0, release − origin) and so on), never rounded down to the clock's 0.
 
 :class:`Remaining` maps the plan of the sub-instance back to the original jobs, tasks and clock.
 """
@@ -37,6 +46,7 @@ from schedrelax.instances import (
     RelatedInstance,
     RelatedJob,
 )
+from schedrelax.instances.costs import CostFunction
 from schedrelax.schedulers.related_list import topological_order
 from schedrelax.schedules import Schedule
 
@@ -75,12 +85,14 @@ class Committed:
 class Remaining:
     """A sub-instance at time ``now``: ``job_map[j']`` is the original job of sub-job j' (the
     global job index for malleable instances); ``task_map[g']`` the original global task of
-    sub-task g' (packing, related; None for malleable)."""
+    sub-task g' (packing, related; None for malleable); sub-instance time τ is original time
+    ``origin`` + τ (module docstring)."""
 
     instance: Instance
     now: float
     job_map: np.ndarray
     task_map: np.ndarray | None
+    origin: float
 
     def to_original(self, s: Schedule, original: Instance) -> Schedule:
         """The plan *s* of the sub-instance in the original instance's indices and clock."""
@@ -90,7 +102,11 @@ class Remaining:
             g = self.task_map[self.instance.job_offset[s.job] + s.task]
             job = original.task_job[g]
             task = g - original.job_offset[job]
-        return Schedule(job, task, s.machine, s.start + self.now, s.end + self.now, s.rate,
+        start, end = s.start + self.origin, s.end + self.origin
+        # A piece a few ulps long on the sub-instance's clock can round to zero length on the
+        # original one, where it does no work at all: it is left out, not kept as an empty piece.
+        k = end > start
+        return Schedule(job[k], task[k], s.machine[k], start[k], end[k], s.rate[k],
                         promises=s.promises, meta=dict(s.meta))
 
 
@@ -122,25 +138,38 @@ def _malleable(inst: MalleableInstance, done: Committed, now: float) -> Remainin
     left = inst.size - work
     open_job = left > DONE_TOL * np.maximum(1.0, inst.size)
     arrived = _arrived(inst.flow_release, now)
+    has_open = np.add.reduceat(open_job, inst.flow_offset[:-1]) > 0
+    planned = np.flatnonzero(arrived & has_open).tolist()
+    if not planned:
+        return None
+    costs, origin = _costs_on_sub_clock([inst.flows[f].cost for f in planned], now)
     flows, job_map = [], []
-    for f, fl in enumerate(inst.flows):
+    for f, cost in zip(planned, costs):
+        fl = inst.flows[f]
         lo, hi = inst.flow_offset[f], inst.flow_offset[f + 1]
         keep = np.flatnonzero(open_job[lo:hi])
-        if not arrived[f] or not len(keep):
-            continue
         local = np.full(hi - lo, -1)
         local[keep] = np.arange(len(keep))
         edges = np.asarray(fl.edges, dtype=np.int64).reshape(-1, 2)
         edges = local[edges[(local[edges] >= 0).all(axis=1)]] if len(edges) else edges
-        cost, _ = fl.cost.shifted(now)
+        release = max(now, float(inst.flow_release[f])) - origin
         flows.append(Flow(sizes=left[lo + keep], max_processors=fl.max_processors[keep],
-                          min_processors=fl.min_processors[keep], edges=edges, release=0.0, cost=cost))
+                          min_processors=fl.min_processors[keep], edges=edges, release=release, cost=cost))
         job_map.append(lo + keep)
-    if not flows:
-        return None
     sub = MalleableInstance(processors=inst.processors, flows=tuple(flows), objective=inst.objective,
                             name=f"{inst.name} @ {now:g}")
-    return Remaining(sub, now, np.concatenate(job_map), None)
+    return Remaining(sub, now, np.concatenate(job_map), None, origin)
+
+
+def _costs_on_sub_clock(costs: list[CostFunction], now: float) -> tuple[list[CostFunction], float]:
+    """The flows' costs on the sub-instance's clock and that clock's origin: re-based at *now*
+    when every cost can be, else the costs as given on the original clock (origin 0)."""
+    try:
+        return [c.shifted(now)[0] for c in costs], now
+    except ValueError:
+        # CostFunction.shifted raises ValueError for a kind with no g(τ) + k form (power): its
+        # value depends on absolute time, which only the original clock keeps for every flow.
+        return costs, 0.0
 
 
 def _task_index(inst: PackingInstance | RelatedInstance, done: Committed) -> np.ndarray:
@@ -158,9 +187,14 @@ def _packing(inst: PackingInstance, done: Committed, now: float, keep_machine: b
     last_machine[g[np.argsort(done.start, kind="stable")]] = done.machine[np.argsort(done.start, kind="stable")]
     pending = frac < 1.0 - DONE_TOL
     arrived = _arrived(inst.release, now)
-    running = done.end > now + DONE_TOL * max(1.0, now)
+    # Whatever still holds room after now, however briefly, is reserved: the sub-plan may start
+    # at its time 0, and any overlap with dropped room would be a real overload.
+    held = inst.reserve_until > now
+    running = done.end > now
     reservations = [(int(i), float(a), float(e - now)) for i, a, e in
-                    zip(done.machine[running], done.rate[running], done.end[running])]
+                    zip(np.r_[inst.reserve_machine[held], done.machine[running]],
+                        np.r_[inst.reserve_demand[held], done.rate[running]],
+                        np.r_[inst.reserve_until[held], done.end[running]])]
     jobs, job_map, task_map = [], [], []
     for j in np.flatnonzero(arrived).tolist():
         lo, hi = inst.job_offset[j], inst.job_offset[j + 1]
@@ -177,17 +211,18 @@ def _packing(inst: PackingInstance, done: Committed, now: float, keep_machine: b
             tasks.append(PackingTask(demand=float(inst.demand[t]), placement=place, processing_time=times * share))
             task_map.append(t)
         if tasks:
-            jobs.append(PackingJob(tasks=tuple(tasks), weight=float(inst.weights[j]), release=0.0))
+            jobs.append(PackingJob(tasks=tuple(tasks), weight=float(inst.weights[j]),
+                                   release=max(0.0, float(inst.release[j]) - now)))
             job_map.append(j)
     if not jobs:
         return None
     sub = PackingInstance(capacities=inst.capacities, jobs=tuple(jobs), name=f"{inst.name} @ {now:g}",
                           reservations=reservations)
-    return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64))
+    return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64), now)
 
 
 def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | None:
-    n, m = inst.n_jobs, inst.n_machines
+    n = inst.n_jobs
     g = _task_index(inst, done)
     committed = np.zeros(inst.n_tasks, dtype=bool)
     committed[g] = True
@@ -195,7 +230,7 @@ def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | 
     job_pending = np.bincount(inst.task_job, weights=pending, minlength=n) > 0
     job_end = np.full(n, -np.inf)
     np.maximum.at(job_end, done.job, done.end)
-    ready = np.zeros(m)
+    ready = np.asarray(inst.ready, dtype=float) - now
     np.maximum.at(ready, done.machine, done.end - now)
     arrived = _arrived(inst.release, now)
     preds: list[list[int]] = [[] for _ in range(n)]
@@ -209,7 +244,7 @@ def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | 
             continue
         if all(arrived[a] and (plannable[a] or not job_pending[a]) for a in preds[j]):
             plannable[j] = True
-            release[j] = max([0.0, *(job_end[a] - now for a in preds[j])])
+            release[j] = max([0.0, float(inst.release[j]) - now, *(job_end[a] - now for a in preds[j])])
     chosen = np.flatnonzero(plannable)
     if not len(chosen):
         return None
@@ -223,4 +258,4 @@ def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | 
     edges = inst.edges[(sub_index[inst.edges] >= 0).all(axis=1)] if len(inst.edges) else inst.edges
     sub = RelatedInstance(speeds=inst.speeds, jobs=tuple(jobs), edges=sub_index[edges].reshape(-1, 2),
                           name=f"{inst.name} @ {now:g}", ready=np.maximum(ready, 0.0))
-    return Remaining(sub, now, chosen, np.array(task_map, dtype=np.int64))
+    return Remaining(sub, now, chosen, np.array(task_map, dtype=np.int64), now)

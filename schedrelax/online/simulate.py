@@ -1,9 +1,11 @@
 """The event-driven online simulator: re-run a registered offline algorithm as jobs arrive.
 
 At each re-planning time ``now`` the work that remains (:func:`~schedrelax.online.remaining.remaining`:
-arrived, unfinished jobs, remaining sizes, machines as committed work leaves them, ``now`` shifted
-to 0) goes to the offline algorithm through :func:`schedrelax.algorithms.run`, so every plan is
-itself verified against its sub-instance. The plan, shifted back by ``now``, is followed exactly
+arrived, unfinished jobs, remaining sizes, machines as the instance's own ready times and
+reservations and the committed work leave them, ``now`` shifted to 0 unless a cost needs the
+original clock) goes to the offline algorithm through :func:`schedrelax.algorithms.run`, so every
+plan is itself verified against its sub-instance, and the composed schedule against the original
+instance. The plan, back on the original clock, is followed exactly
 until the next re-planning time T: preemptive plans (malleable flows; packing plans that do not
 promise ``non_preemptive``) are cut at T, the rest re-planned; in non-preemptive plans (related
 machines; packing plans that promise it) every task that starts before T is committed whole on its
@@ -33,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from schedrelax.algorithms import Result, get, run
+from schedrelax.algorithms import ONLINE_PREFIX, Result, get, run
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import Instance, MalleableInstance, RelatedInstance
 from schedrelax.online.bounds import online_lower_bound
@@ -44,6 +46,21 @@ from schedrelax.schedules import Schedule
 FAMILIES = ("malleable", "packing", "related")
 REPLAN_ON = ("arrivals", "events")
 _TIME_TOL = 1e-9
+
+
+def check_inner_algorithm(algorithm: object, shown: str) -> None:
+    """AlgorithmError unless *algorithm* can be re-planned online: a non-empty name that is not
+    itself ``online:...`` (re-planning a re-planner has no meaning: the inner run would see only
+    its sub-instance's arrivals, all at 0). *shown* is the name as the user gave it."""
+    if not isinstance(algorithm, str):
+        raise AlgorithmError(f"algorithm {shown!r}: online re-planning needs an algorithm name (a string), "
+                             f"got {type(algorithm).__name__}")
+    if not algorithm:
+        raise AlgorithmError(f"algorithm {shown!r}: online re-planning needs an offline algorithm to re-run, "
+                             f"got no algorithm name (write {ONLINE_PREFIX}<algorithm>)")
+    if algorithm.startswith(ONLINE_PREFIX):
+        raise AlgorithmError(f"algorithm {shown!r}: nested online re-planning is not supported; name the "
+                             f"offline algorithm after a single {ONLINE_PREFIX!r}")
 
 
 def _epoch_ceil(t: float, epoch: float | None) -> float:
@@ -86,6 +103,7 @@ def simulate(instance: Instance, algorithm: str, *, epoch: float | None = None, 
     ``info["plans"]``. ``info`` also holds the number of re-plans, planning seconds (total, per
     event, largest) and the online metrics (:func:`~schedrelax.online.metrics.online_metrics`).
     """
+    check_inner_algorithm(algorithm, algorithm)
     if instance.family not in FAMILIES:
         raise AlgorithmError(f"online:{algorithm}: online re-planning supports {', '.join(FAMILIES)} instances, "
                              f"not {instance.family}")
