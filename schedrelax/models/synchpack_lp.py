@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
@@ -151,14 +152,14 @@ class IntervalGrid:
 def interval_grid(instance: PackingInstance, eps: float = 1.0, unit: float | None = None) -> IntervalGrid:
     """The grid of paper 003 eq. (5) for *instance*: unit u (default the shortest usable processing
     time), d_l = u(1+ε)^l up to the first d_L >= max_j r_j + Σ_tasks max_i p^i (the horizon)."""
-    if not eps > 0:
-        raise ValueError(f"eps must be > 0, got {eps!r}")
+    if not (eps > 0 and math.isfinite(eps)):
+        raise ValueError(f"eps must be a finite number > 0, got {eps!r}")
     pairs = usable_pairs(instance)
     ptime = instance.place_time[pairs]
     shortest = float(ptime.min())
     u = shortest if unit is None else float(unit)
-    if not u > 0:
-        raise ValueError(f"unit must be > 0, got {unit!r}")
+    if not (u > 0 and math.isfinite(u)):
+        raise ValueError(f"unit must be a finite number > 0, got {unit!r}")
     longest = np.zeros(instance.n_tasks)
     np.maximum.at(longest, instance.place_task[pairs], ptime)
     horizon = float(instance.release.max() + longest.sum())

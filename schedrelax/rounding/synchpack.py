@@ -92,6 +92,8 @@ def _stretch_choice(lam, seed) -> float | None:
         return None
     if lam == "random":
         return draw_stretch(np.random.default_rng(seed))
+    if isinstance(lam, str) or not isinstance(lam, (int, float, np.integer, np.floating)):
+        raise ValueError(f"lam must be in (0, 1], None (derandomised) or 'random'; got {lam!r}")
     lam = float(lam)
     if not 0 < lam <= 1:
         raise ValueError(f"lam must be in (0, 1], None (derandomised) or 'random'; got {lam!r}")

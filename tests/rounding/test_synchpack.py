@@ -76,6 +76,10 @@ def test_random_lambda_comes_from_the_seed():
     assert a.guarantee is None  # the bound holds in expectation only
     with pytest.raises(ValueError, match="lam"):
         run("synchpack1", inst, params={"lam": 1.5})
+    with pytest.raises(ValueError, match="lam must be in .*got 'nope'"):  # was float()'s own message
+        run("synchpack1", inst, params={"lam": "nope"})
+    with pytest.raises(ValueError, match="eps must be a finite number > 0, got inf"):  # was a RuntimeError
+        run("synchpack1", inst, params={"eps": float("inf")})
 
 
 def test_online_instances_get_no_guarantee():
