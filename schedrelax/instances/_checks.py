@@ -7,6 +7,7 @@ clipped or repaired: a value that breaks a rule is an error.
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -20,22 +21,40 @@ def _prefix(where: str) -> str:
     return f"{where}: " if where else ""
 
 
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxstring, _REPR.maxother = 3, 6, 4, 40, 40
+
+
+def show(value: Any) -> str:
+    """A short repr of *value* for messages: cut in length and depth, so that a huge or deeply
+    nested input cannot make the error message itself fail or flood the screen."""
+    try:
+        return _REPR.repr(value)
+    except ValueError:
+        # Python refuses to print integers of more than 4300 digits.
+        return f"<a number of {value.bit_length()} bits>" if isinstance(value, int) else f"<{type(value).__name__}>"
+
+
 def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarray:
     """A read-only 1-D numpy copy of *values*, or InstanceError naming *field*.
 
-    Only numbers are accepted: strings such as ``"5"`` and booleans are errors, not converted.
+    Only numbers are accepted: strings such as ``"5"`` and booleans are errors, not converted;
+    nested, ragged or too deeply nested lists are errors too.
     """
-    raw = np.asarray(values, dtype=object if isinstance(values, (list, tuple)) else None)
+    try:
+        raw = np.asarray(values, dtype=object if isinstance(values, (list, tuple)) else None)
+    except (ValueError, RecursionError):
+        raise InstanceError(f"{_prefix(where)}{field} must be a flat list of numbers, got {show(values)}") from None
     if raw.dtype == object:
         for i, v in enumerate(raw.ravel()):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
-                raise InstanceError(f"{_prefix(where)}{field}[{i}] must be a number, got {v!r}")
+                raise InstanceError(f"{_prefix(where)}{field}[{i}] must be a number, got {show(v)}")
     elif raw.dtype.kind not in "iuf":
-        raise InstanceError(f"{_prefix(where)}{field} must hold numbers, got {values!r:.80}")
+        raise InstanceError(f"{_prefix(where)}{field} must hold numbers, got {show(values)}")
     try:
         arr = np.array(raw, dtype=dtype)
     except OverflowError:
-        raise InstanceError(f"{_prefix(where)}{field} holds a number too large to represent: {values!r:.80}") from None
+        raise InstanceError(f"{_prefix(where)}{field} holds a number too large to represent: {show(values)}") from None
     if arr.ndim != 1:
         raise InstanceError(f"{_prefix(where)}{field} must be a flat list of numbers, got shape {arr.shape}")
     arr.setflags(write=False)
@@ -97,22 +116,22 @@ def check_scalar(value: Any, field: str, where: str = "", *, positive: bool = Fa
                  minimum: float | None = None) -> float:
     """A finite scalar obeying the stated rule; returns it as float (int if *integral*)."""
     if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InstanceError(f"{_prefix(where)}{field} must be a number, got {value!r}")
+        raise InstanceError(f"{_prefix(where)}{field} must be a number, got {show(value)}")
     try:
         v = float(value)
     except OverflowError:
-        raise InstanceError(f"{_prefix(where)}{field} is too large to represent, got {value!r:.40}") from None
+        raise InstanceError(f"{_prefix(where)}{field} is too large to represent, got {show(value)}") from None
     if not np.isfinite(v):
-        raise InstanceError(f"{_prefix(where)}{field} must be finite, got {value!r}")
+        raise InstanceError(f"{_prefix(where)}{field} must be finite, got {show(value)}")
     if positive and v <= 0:
-        raise InstanceError(f"{_prefix(where)}{field} must be > 0, got {value!r}")
+        raise InstanceError(f"{_prefix(where)}{field} must be > 0, got {show(value)}")
     if minimum is not None and v < minimum:
-        raise InstanceError(f"{_prefix(where)}{field} must be >= {minimum:g}, got {value!r}")
+        raise InstanceError(f"{_prefix(where)}{field} must be >= {minimum:g}, got {show(value)}")
     if integral:
         if v != round(v):
-            raise InstanceError(f"{_prefix(where)}{field} must be a whole number, got {value!r}")
+            raise InstanceError(f"{_prefix(where)}{field} must be a whole number, got {show(value)}")
         if abs(v) > MAX_WHOLE:
-            raise InstanceError(f"{_prefix(where)}{field} must be at most {MAX_WHOLE:.0f}, got {value!r:.40}")
+            raise InstanceError(f"{_prefix(where)}{field} must be at most {MAX_WHOLE:.0f}, got {show(value)}")
         return int(round(v))
     return v
 
@@ -125,15 +144,15 @@ def check_edges(edges: Any, n: int, field: str = "edges", where: str = "",
     *names* for the nodes when given.
     """
     if isinstance(edges, (str, bytes)) or not hasattr(edges, "__len__"):
-        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r:.80}")
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {show(edges)}")
     pairs = np.asarray(edges, dtype=object) if len(edges) else np.zeros((0, 2), dtype=object)
     if pairs.ndim != 2 or pairs.shape[1] != 2:
-        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {edges!r:.80}")
+        raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {show(edges)}")
     for e, pair in enumerate(pairs.tolist()):
         for v in pair:
             ok = isinstance(v, (int, np.integer)) or (isinstance(v, (float, np.floating)) and float(v).is_integer())
             if isinstance(v, (bool, np.bool_)) or not ok or abs(v) > MAX_WHOLE:
-                raise InstanceError(f"{_prefix(where)}{field}[{e}] = {list(pair)!r} must be a pair of whole-number "
+                raise InstanceError(f"{_prefix(where)}{field}[{e}] = {show(list(pair))} must be a pair of whole-number "
                                     f"node indices")
     arr = np.array(pairs.tolist(), dtype=np.int64).reshape(-1, 2)
     bad = (arr < 0) | (arr >= n)
@@ -166,13 +185,13 @@ def check_edges(edges: Any, n: int, field: str = "edges", where: str = "",
 def check_keys(data: Any, required: Iterable[str], optional: Iterable[str], where: str) -> Mapping[str, Any]:
     """A JSON object with exactly the *required* keys and some of the *optional* ones."""
     if not isinstance(data, Mapping):
-        raise InstanceError(f"{_prefix(where)}expected a JSON object, got {type(data).__name__}: {data!r:.80}")
+        raise InstanceError(f"{_prefix(where)}expected a JSON object, got {type(data).__name__}: {show(data)}")
     required = list(required)
     allowed = set(required) | set(optional)
     unknown = sorted(set(data) - allowed)
     if unknown:
         raise InstanceError(
-            f"{_prefix(where)}unknown field {unknown[0]!r} (allowed: {', '.join(sorted(allowed))})"
+            f"{_prefix(where)}unknown field {show(unknown[0])} (allowed: {', '.join(sorted(allowed))})"
         )
     missing = [k for k in required if k not in data]
     if missing:
@@ -183,7 +202,7 @@ def check_keys(data: Any, required: Iterable[str], optional: Iterable[str], wher
 def check_list(data: Any, field: str, where: str, *, nonempty: bool = True) -> list:
     """A JSON array (a non-empty one if *nonempty*)."""
     if not isinstance(data, list):
-        raise InstanceError(f"{_prefix(where)}{field} must be a list, got {type(data).__name__}: {data!r:.80}")
+        raise InstanceError(f"{_prefix(where)}{field} must be a list, got {type(data).__name__}: {show(data)}")
     if nonempty and not data:
         raise InstanceError(f"{_prefix(where)}{field} must not be empty")
     return data

@@ -12,6 +12,11 @@ from schedrelax.errors import InstanceError
 SCHEMA_VERSION = 1
 """The instance file format this version of schedrelax reads and writes."""
 
+MAX_DEPTH = 32
+"""Deepest nesting of lists and objects an instance document may have. The deepest real field is
+a few levels down (document, flows, flow, edges, edge); far deeper nesting is malformed, and
+refusing it up front keeps Python's recursion limit out of every later step."""
+
 FAMILIES: dict[str, type[Instance]] = {}
 """Family name -> instance class, filled by each family module as it is imported."""
 
@@ -53,10 +58,38 @@ class Instance:
         return path
 
 
+def _check_depth(data: Any, source: str) -> None:
+    """InstanceError if lists and objects in *data* nest deeper than :data:`MAX_DEPTH`.
+
+    Walks with an explicit stack, so it works however deep the document is; the path to the
+    offending value is built only when there is one.
+    """
+    stack: list[tuple[Any, int, Any]] = [(data, 0, None)]  # (node, depth, (parent entry, key))
+    while stack:
+        entry = stack.pop()
+        node, depth, _ = entry
+        if isinstance(node, Mapping):
+            items = node.items()
+        elif isinstance(node, (list, tuple)):
+            items = enumerate(node)
+        else:
+            continue
+        if depth >= MAX_DEPTH:
+            keys = []
+            while entry[2] is not None:
+                entry, key = entry[2]
+                keys.append(f".{key}" if isinstance(key, str) else f"[{key}]")
+            at = "".join(reversed(keys)).lstrip(".")
+            raise InstanceError(f"{source}: the document is nested too deeply: more than {MAX_DEPTH} levels of "
+                                f"lists and objects at {at}")
+        stack.extend((v, depth + 1, (entry, k)) for k, v in items if isinstance(v, (Mapping, list, tuple)))
+
+
 def from_dict(data: Any, source: str = "instance") -> Instance:
     """Build the instance a JSON-ready dict describes; the ``family`` field picks the class."""
     if not isinstance(data, Mapping):
         raise InstanceError(f"{source}: expected a JSON object at the top level, got {type(data).__name__}")
+    _check_depth(data, source)
     family = data.get("family")
     if family is None:
         raise InstanceError(f"{source}: missing required field 'family' (one of {', '.join(sorted(FAMILIES))})")
@@ -93,6 +126,13 @@ def load(path: str | Path) -> Instance:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InstanceError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+    except ValueError as exc:
+        # Python's JSON reader refuses integers of more than 4300 digits with a plain ValueError.
+        raise InstanceError(f"{path}: not a usable JSON file ({exc})") from None
+    except RecursionError:
+        # Python's JSON reader recurses once per level of nesting.
+        raise InstanceError(f"{path}: the document is nested too deeply for the JSON reader "
+                            f"(an instance needs at most {MAX_DEPTH} levels)") from None
     try:
         return from_dict(data, source=str(path))
     except InstanceError as exc:

@@ -59,6 +59,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from schedrelax.errors import InstanceError
+from schedrelax.instances._checks import show
 
 __all__ = [
     "COST_KINDS",
@@ -88,10 +89,10 @@ OBJECTIVES = ("minisum", "minimax")
 def _show(value: Any) -> str:
     """The value as the user wrote it, without numpy's ``np.float64(...)`` wrapping."""
     if isinstance(value, np.ndarray):
-        return repr(value.tolist())
+        return show(value.tolist())
     if isinstance(value, np.generic):
-        return repr(value.item())
-    return repr(value)
+        return show(value.item())
+    return show(value)
 
 
 def _fail(where: str, message: str) -> InstanceError:
@@ -107,7 +108,10 @@ def _number(where: str, field: str, value: Any, *, bound: str) -> float:
     # bool is an int subclass, but a weight of True is a data error, not the number 1.
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise _fail(where, rule)
-    x = float(value)
+    try:
+        x = float(value)
+    except OverflowError:
+        raise _fail(where, rule) from None
     ok = {">= 0": x >= 0.0, "> 0": x > 0.0, ">= 1": x >= 1.0}[bound]
     if not (math.isfinite(x) and ok):
         raise _fail(where, rule)

@@ -35,7 +35,9 @@ from typing import Any, Union
 
 import numpy as np
 
+from schedrelax.errors import InstanceError
 from schedrelax.instances import costs
+from schedrelax.instances._checks import MAX_WHOLE
 from schedrelax.instances.base import Instance, from_dict
 from schedrelax.instances.malleable import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances.mapreduce import MapReduceInstance, MapReduceJob
@@ -76,49 +78,62 @@ def _count(rng: np.random.Generator, spec: Count, name: str) -> int:
 
 
 def _range(spec: Count, name: str) -> tuple[int, int]:
-    """``(low, high)`` of a count parameter, 1 <= low <= high, or ValueError naming it."""
+    """``(low, high)`` of a count parameter, 1 <= low <= high, or InstanceError naming it."""
     if isinstance(spec, (bool, np.bool_)):
-        raise ValueError(f"{name} must be a whole number or a (low, high) pair, got {spec!r}")
+        raise InstanceError(f"{name} must be a whole number or a (low, high) pair, got {spec!r}")
     if isinstance(spec, (int, np.integer)):
         low = high = int(spec)
     elif (isinstance(spec, (tuple, list)) and len(spec) == 2
           and all(isinstance(v, (int, np.integer)) and not isinstance(v, bool) for v in spec)):
         low, high = int(spec[0]), int(spec[1])
     else:
-        raise ValueError(f"{name} must be a whole number or a (low, high) pair, got {spec!r}")
+        raise InstanceError(f"{name} must be a whole number or a (low, high) pair, got {spec!r}")
     if low < 1 or high < low:
-        raise ValueError(f"{name} must satisfy 1 <= low <= high, got {spec!r}")
+        raise InstanceError(f"{name} must satisfy 1 <= low <= high, got {spec!r}")
     return low, high
 
 
 def _whole(value: Any, name: str) -> int:
-    """A whole number >= 1, or ValueError naming the parameter."""
+    """A whole number >= 1, or InstanceError naming the parameter."""
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a whole number >= 1, got {value!r}")
+        raise InstanceError(f"{name} must be a whole number >= 1, got {value!r}")
     return int(value)
 
 
 def _positive(value: Any, name: str, *, at_least: float | None = None) -> float:
-    """A finite number > 0 (or >= ``at_least``), or ValueError naming the parameter."""
+    """A finite number > 0 (or >= ``at_least``), or InstanceError naming the parameter."""
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     x = float(value) if ok else float("nan")
     if not (np.isfinite(x) and (x >= at_least if at_least is not None else x > 0)):
         rule = f">= {at_least:g}" if at_least is not None else "> 0"
-        raise ValueError(f"{name} must be a finite number {rule}, got {value!r}")
+        raise InstanceError(f"{name} must be a finite number {rule}, got {value!r}")
     return x
 
 
 def _fraction(value: Any, name: str) -> float:
     ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, bool)
     if not ok or not 0.0 <= float(value) <= 1.0:
-        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+        raise InstanceError(f"{name} must be a number in [0, 1], got {value!r}")
     return float(value)
 
 
 def _choice(value: Any, name: str, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
-        raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        raise InstanceError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
     return value
+
+
+MAX_ENTRIES = 10**7
+"""Largest instance a generator will build, in entries (jobs, tasks, placement entries, random
+draws per pair of jobs): 10^7 is already minutes of validation and gigabytes of memory, and each
+paper's own size is at most 10^6 (synchpack's 100 jobs x 100 tasks x 100 machines)."""
+
+
+def _limit(entries: float, what: str, params: str) -> None:
+    """InstanceError if a generator would build more than :data:`MAX_ENTRIES` entries."""
+    if entries > MAX_ENTRIES:
+        raise InstanceError(f"{params} would make up to {entries:.3g} {what}, beyond the generators' limit of "
+                            f"{MAX_ENTRIES:.0e} (memory and time grow with it)")
 
 
 def _increasing(rng: np.random.Generator, k: int, low: float, high: float) -> np.ndarray:
@@ -225,8 +240,10 @@ def flowflex(seed: Seed = 0, *, processors: int = 100, n_flows: Count = (5, 20),
     """
     rng = np.random.default_rng(seed)
     P = _whole(processors, "processors")
-    _range(n_flows, "n_flows")
-    _range(jobs_per_flow, "jobs_per_flow")
+    flows_high = _range(n_flows, "n_flows")[1]
+    jobs_high = _range(jobs_per_flow, "jobs_per_flow")[1]
+    _limit(flows_high * jobs_high**2, "random draws (one per pair of jobs of a flow)",
+           f"n_flows {n_flows!r} with jobs_per_flow {jobs_per_flow!r}")
     edge_probability = _fraction(edge_probability, "edge_probability")
     cost = _choice(cost, "cost", FLOWFLEX_COSTS)
     objective = _choice(objective, "objective", costs.OBJECTIVES)
@@ -313,6 +330,7 @@ def flex(seed: Seed = 0, *, n_jobs: int = 10, processors: int = 100, small_fract
     """
     rng = np.random.default_rng(seed)
     n = _whole(n_jobs, "n_jobs")
+    _limit(n, "jobs", f"n_jobs {n}")
     P = _whole(processors, "processors")
     small_fraction = _fraction(small_fraction, "small_fraction")
     slack = _fraction(slack, "slack")
@@ -371,11 +389,16 @@ def _workload(rng: np.random.Generator, spec: Any, n: int, name: str) -> np.ndar
     """``n`` whole workloads >= 1 from a spec of :data:`WORKLOADS` (exponentials rounded up)."""
     if isinstance(spec, (tuple, list)) and len(spec) == 2 and spec[0] == "exp":
         mean = _positive(spec[1], f"{name} mean")
-        return np.maximum(np.ceil(rng.exponential(mean, n)), 1).astype(np.int64)
+        x = np.maximum(np.ceil(rng.exponential(mean, n)), 1)
+        if (x > MAX_WHOLE).any():
+            # int64 casting would wrap such a draw round to a negative number
+            raise InstanceError(f"{name} mean {mean:g} draws workloads above {MAX_WHOLE:.0f}, the largest whole "
+                                f"number exact in floating point")
+        return x.astype(np.int64)
     if (isinstance(spec, (tuple, list)) and len(spec) == 3 and spec[0] == "uniform"):
         low, high = _range((spec[1], spec[2]), f"{name} uniform bounds")
         return rng.integers(low, high + 1, n)
-    raise ValueError(f"{name} must be ('exp', mean) or ('uniform', a, b), got {spec!r}")
+    raise InstanceError(f"{name} must be ('exp', mean) or ('uniform', a, b), got {spec!r}")
 
 
 def _composition(rng: np.random.Generator, total: int, parts: int) -> np.ndarray:
@@ -411,13 +434,15 @@ def asrpt(seed: Seed = 0, *, machines: int = 100, rate: float = 2.0, slots: int 
     T = _whole(slots, "slots")
     K = _whole(max_reduce_tasks, "max_reduce_tasks")
     rate = _positive(rate, "rate")
+    _limit(rate * T * (1 + K), "jobs and Reduce tasks on average",
+           f"rate {rate:g} over slots {T} with max_reduce_tasks {K}")
     if isinstance(workload, str):
         label = _choice(workload, "workload", tuple(WORKLOADS))
         map_spec, reduce_spec = WORKLOADS[workload]
     elif isinstance(workload, (tuple, list)) and len(workload) == 2:
         label, (map_spec, reduce_spec) = "custom", workload
     else:
-        raise ValueError(f"workload must be one of {', '.join(WORKLOADS)} or a (map, reduce) pair "
+        raise InstanceError(f"workload must be one of {', '.join(WORKLOADS)} or a (map, reduce) pair "
                          f"of specs, got {workload!r}")
 
     # Poisson(λ) arrivals in each of T slots = a Poisson(λT) total spread uniformly over the slots;
@@ -493,6 +518,8 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
         alpha = _positive(alpha, "alpha", at_least=1.0)
     weights = _choice(weights, "weights", PACKING_WEIGHTS)
     load = _positive(load, "load")
+    _limit(n * high * M, "placement entries (jobs x tasks x machines)",
+           f"n_jobs {n} with tasks_per_job {tasks_per_job!r} on machines {M}")
 
     caps_table, shares = zip(*GOOGLE_CPU_CLASSES)
     capacities = rng.choice(np.array(caps_table), size=M, p=np.array(shares))
@@ -580,6 +607,7 @@ def spc(seed: Seed = 0, *, n_jobs: int = 100, tasks_per_job: Count = (1, 50), ma
     reduce_size = _positive(reduce_size, "reduce_size")
     map_weight = _positive(map_weight, "map_weight", at_least=0.0)
     load = _positive(load, "load")
+    _limit(n * high + M, "tasks and machines", f"n_jobs {n} with tasks_per_job {tasks_per_job!r} and machines {M}")
 
     speeds = rng.normal(speed_mean, speed_sd, M)
     while (bad := speeds <= 0).any():

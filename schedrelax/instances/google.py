@@ -6,15 +6,32 @@ missing info, job ID, task index, machine ID, event type (0 SUBMIT, 1 SCHEDULE, 
 request, disk request, different-machines restriction. Requests are normalised to the largest
 machine (1.0). The conversion, as paper 003 §7 uses the trace:
 
-* A task is the pair (job ID, task index). Its processing time is the time from its last
-  SCHEDULE event before its FINISH event to that FINISH, in units of ``time_unit`` seconds,
-  rounded up to a whole number ≥ 1 (paper 003 §2 takes integer processing times).
-* Its resource demand is its memory request (the issue's choice of resource).
+* A task is the pair (job ID, task index). Its processing time is the length of its **first
+  finished run**: from the SCHEDULE event that starts the run to the FINISH event that ends it, in
+  units of ``time_unit`` seconds, rounded up to a whole number (paper 003 §2 takes integer
+  processing times; a run of positive length is at least 1 unit); it runs on that SCHEDULE's
+  machine. Paper 003 §7 gives each task of the trace one processing time and "the machine to
+  which each task is assigned by the resource manager", and its jobs complete when all their
+  tasks have finished once: the first finished run is that task. Two rules pick the run, and the
+  report counts every task each one applied to (``tasks_by_rule``):
+
+  - runs ended by EVICT, FAIL, KILL or LOST before the finished one are not the task's
+    processing (the work was lost and redone); the finished run is kept;
+  - a task SCHEDULEd again after its first FINISH (the trace resubmits some finished tasks) keeps
+    its first finished run; the later runs are left out, as they would add a second execution
+    of a task that, in the paper's model, is done.
+
+* Its resource demand is its memory request (the issue's choice of resource): the last one given
+  on its events up to the FINISH of the kept run (UPDATE events may change it), as is its priority.
 * Tasks that cannot be converted are left out **and counted by reason** in the
   :class:`GoogleLoadReport` returned beside the instance: no FINISH event in the file (still
   running, killed, failed or lost), no SCHEDULE before the FINISH (scheduled in an earlier part of
-  the trace), or a zero memory request. A job keeps its converted tasks; a job with none is left
-  out (counted). Nothing else is changed.
+  the trace; a later run in this part is not its first), a run whose SCHEDULE has timestamp 0 or whose FINISH has timestamp 2^63 − 1 (the
+  trace's marks for "before the trace window" and "after it": the true length is unknown), a run
+  of length zero (SCHEDULE and FINISH in the same microsecond: no work to schedule, and no whole
+  number of units ≥ 1 would be its length), a zero or missing memory request, or no machine on
+  the SCHEDULE event. A job keeps its converted tasks; a job with none is left out (counted).
+  Nothing else is changed; with ``weights="priority"`` a kept task without a priority is an error.
 * Machines: with a ``machine_events`` file, one machine per machine ID that ran a loaded task, with
   its memory capacity from its first ADD event (a machine missing from the file gets capacity
   1.0, the trace's normalisation, and is counted); without one, those machines all get capacity
@@ -47,6 +64,12 @@ TASK_EVENT_COLUMNS = ("timestamp", "missing", "job_id", "task_index", "machine_i
                       "different_machine")
 MACHINE_EVENT_COLUMNS = ("timestamp", "machine_id", "event_type", "platform_id", "cpus", "memory")
 SUBMIT, SCHEDULE, FINISH = 0, 1, 4
+RUN_ENDS = (2, 3, 5, 6)
+"""EVICT, FAIL, KILL, LOST: events that end a run without finishing the task."""
+BEFORE_WINDOW, AFTER_WINDOW = 0, 2**63 - 1
+"""The trace's timestamps for events before its window starts and after it ends."""
+RERUN = "SCHEDULEd again after its first FINISH (first finished run kept, later runs left out)"
+LOST_RUNS = "runs ended by EVICT, FAIL, KILL or LOST before the finished run (finished run kept)"
 PLACEMENTS = ("trace", "local", "any")
 WEIGHTS = ("equal", "priority", "random")
 
@@ -63,12 +86,16 @@ class GoogleLoadReport:
     jobs_skipped: int = 0
     jobs_beyond_max: int = 0
     machines_without_capacity: int = 0
+    tasks_by_rule: dict[str, int] = field(default_factory=dict)
+    """Loaded or not, the tasks whose run was picked by one of the module docstring's rules."""
 
     def __str__(self) -> str:
         skipped = ", ".join(f"{n} {why}" for why, n in sorted(self.tasks_skipped.items())) or "none"
+        rules = ", ".join(f"{n} {why}" for why, n in sorted(self.tasks_by_rule.items())) or "none"
         return (f"{self.events} events -> {self.jobs_loaded} jobs, {self.tasks_loaded} tasks on {self.machines} "
-                f"machines; tasks left out: {skipped}; jobs left out (no task): {self.jobs_skipped}; "
-                f"jobs beyond max_jobs: {self.jobs_beyond_max}")
+                f"machines; tasks left out: {skipped}; tasks converted by a rule: {rules}; jobs left out "
+                f"(no task): {self.jobs_skipped}; jobs beyond max_jobs: {self.jobs_beyond_max}; machines "
+                f"given capacity 1.0 (no ADD event with memory): {self.machines_without_capacity}")
 
 
 @dataclass(frozen=True)
@@ -114,20 +141,26 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
     """Convert a Google 2011 ``task_events`` file into a packing instance (see the module docstring).
 
     ``max_jobs`` keeps the first jobs by submission time. Raises InstanceError for a missing or
-    malformed file and ValueError for bad options.
+    malformed file and for bad options.
     """
+    def number(v) -> bool:
+        return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool) and v >= 1
+
     if placement not in PLACEMENTS:
-        raise ValueError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
+        raise InstanceError(f"placement must be one of {', '.join(PLACEMENTS)}, got {placement!r}")
     if weights not in WEIGHTS:
-        raise ValueError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
-    if not (isinstance(time_unit, (int, float)) and math.isfinite(time_unit) and time_unit > 0):
-        raise ValueError(f"time_unit must be a positive number of seconds, got {time_unit!r}")
-    if alpha is not None and not (isinstance(alpha, (int, float)) and math.isfinite(alpha) and alpha >= 1):
-        raise ValueError(f"alpha must be a number >= 1 or None, got {alpha!r}")
-    if not (isinstance(local_machines, int) and local_machines >= 1):
-        raise ValueError(f"local_machines must be a whole number >= 1, got {local_machines!r}")
-    if max_jobs is not None and not (isinstance(max_jobs, int) and max_jobs >= 1):
-        raise ValueError(f"max_jobs must be a whole number >= 1, got {max_jobs!r}")
+        raise InstanceError(f"weights must be one of {', '.join(WEIGHTS)}, got {weights!r}")
+    if not (number(time_unit) and time_unit > 0):
+        raise InstanceError(f"time_unit must be a positive number of seconds, got {time_unit!r}")
+    if alpha is not None and not (number(alpha) and alpha >= 1):
+        raise InstanceError(f"alpha must be a number >= 1 or None, got {alpha!r}")
+    if not whole(local_machines):
+        raise InstanceError(f"local_machines must be a whole number >= 1, got {local_machines!r}")
+    if max_jobs is not None and not whole(max_jobs):
+        raise InstanceError(f"max_jobs must be a whole number >= 1, got {max_jobs!r}")
 
     path, ev = _read(task_events, TASK_EVENT_COLUMNS)
     if ev.empty:
@@ -141,6 +174,7 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
     priority = _numeric(ev, "priority", path, required=False).to_numpy(dtype=float)
 
     skipped: Counter[str] = Counter()
+    by_rule: Counter[str] = Counter()
     order = np.lexsort((time_us, task, job))
     tasks: dict[tuple[int, int], dict] = {}
     job_first: dict[int, float] = {}
@@ -150,31 +184,56 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
         job_first[j] = min(job_first.get(j, math.inf), time_us[i])
         if k == SUBMIT:
             job_submit[j] = min(job_submit.get(j, math.inf), time_us[i])
-        rec = tasks.setdefault((j, t), {"schedule": None, "finish": None, "machine": None, "memory": math.nan,
-                                        "priority": 0.0})
+        rec = tasks.setdefault((j, t), {"open": None, "run": None, "lost_runs": False, "rerun": False,
+                                        "finish_unscheduled": False, "memory": math.nan, "priority": math.nan})
+        if rec["run"] is not None or rec["finish_unscheduled"]:
+            # The task has finished once (in this part or, without its SCHEDULE, in an earlier
+            # one): later events belong to later runs.
+            rec["rerun"] = rec["rerun"] or k == SCHEDULE
+            continue
         if not math.isnan(memory[i]):
             rec["memory"] = memory[i]
         if not math.isnan(priority[i]):
             rec["priority"] = priority[i]
         if k == SCHEDULE:
-            rec["schedule"], rec["machine"] = time_us[i], machine[i]
-        elif k == FINISH and rec["finish"] is None and rec["schedule"] is not None:
-            rec["finish"] = time_us[i]
-        elif k == FINISH and rec["schedule"] is None:
-            rec["finish_unscheduled"] = True
+            if rec["open"] is not None:
+                rec["lost_runs"] = True
+            rec["open"] = (time_us[i], machine[i])
+        elif k in RUN_ENDS and rec["open"] is not None:
+            rec["open"] = None
+            rec["lost_runs"] = True
+        elif k == FINISH:
+            if rec["open"] is None:
+                rec["finish_unscheduled"] = True
+            else:
+                rec["run"] = (rec["open"][0], time_us[i], rec["open"][1])
 
     converted: dict[int, list[tuple[int, float, float, int, float]]] = {}
     for (j, t), rec in tasks.items():
-        if rec["finish"] is None:
-            skipped["no SCHEDULE before FINISH in the file" if rec.get("finish_unscheduled")
+        if rec["lost_runs"]:
+            by_rule[LOST_RUNS] += 1
+        if rec["rerun"]:
+            by_rule[RERUN] += 1
+        run = rec["run"]
+        if run is None:
+            skipped["no SCHEDULE before FINISH in the file" if rec["finish_unscheduled"]
                     else "no FINISH in the file"] += 1
+            continue
+        begin, end, on = run
+        if begin == BEFORE_WINDOW or end == AFTER_WINDOW:
+            skipped["run starts before or ends after the trace window (timestamp 0 or 2^63 - 1)"] += 1
+        elif end == begin:
+            skipped["zero-length run (SCHEDULE and FINISH at the same time)"] += 1
         elif not rec["memory"] > 0:
             skipped["zero or missing memory request"] += 1
-        elif rec["machine"] is None or math.isnan(rec["machine"]):
+        elif math.isnan(on):
             skipped["no machine on the SCHEDULE event"] += 1
         else:
-            p = max(1, math.ceil((rec["finish"] - rec["schedule"]) / 1e6 / time_unit))
-            converted.setdefault(j, []).append((t, float(rec["memory"]), float(p), int(rec["machine"]),
+            if weights == "priority" and math.isnan(rec["priority"]):
+                raise InstanceError(f"{path}: job {j}, task {t}: weights='priority' needs a priority, but no event "
+                                    f"of the task gives one")
+            p = math.ceil((end - begin) / 1e6 / time_unit)
+            converted.setdefault(j, []).append((t, float(rec["memory"]), float(p), int(on),
                                                 float(rec["priority"])))
     all_jobs = {j for j, _ in tasks}
     jobs_skipped = len(all_jobs - set(converted))
@@ -236,5 +295,5 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
     report = GoogleLoadReport(events=len(ev), tasks_loaded=sum(len(converted[j]) for j in chosen),
                               jobs_loaded=len(chosen), machines=len(machine_ids), tasks_skipped=dict(skipped),
                               jobs_skipped=jobs_skipped, jobs_beyond_max=len(converted) - len(chosen),
-                              machines_without_capacity=missing_caps)
+                              machines_without_capacity=missing_caps, tasks_by_rule=dict(by_rule))
     return GoogleTrace(inst, report, tuple(chosen), tuple(machine_ids))

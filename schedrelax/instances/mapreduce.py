@@ -68,6 +68,10 @@ class MapReduceInstance(Instance):
             r = ck.as_array(job.reduce_tasks, "reduce_tasks", where)
             ck.check_array(r, "reduce_tasks", lambda k, where=where: f"{where}, reduce task {k}",
                            integral=True, low=1)
+            work = m + sum(int(v) for v in r.tolist())  # Python ints: int64 sums could wrap around
+            if work > ck.MAX_WHOLE:
+                raise InstanceError(f"{where}: map_tasks plus the Reduce workloads must be at most "
+                                    f"{ck.MAX_WHOLE:.0f} (exact in floating point), got {work}")
             if m == 0 and len(r) == 0:
                 raise InstanceError(f"{where}: a job needs some work: map_tasks is 0 and reduce_tasks is empty")
             r = ck.readonly(r.astype(np.int64))

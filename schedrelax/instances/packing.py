@@ -89,7 +89,9 @@ def _check_reservations(raw: Any, caps: np.ndarray) -> tuple[tuple[Reservation, 
     until = np.array([r.until for r in out], dtype=float)
     # Every reservation holds its room at time 0, so their sum per machine is the peak.
     held = np.bincount(machine, weights=demand, minlength=M)
-    over = held > caps + RESERVATION_TOL * np.maximum(1.0, caps)
+    # Relative to the capacity, as schedrelax.schedules.verify compares levels: an instance this
+    # check accepts must be one that verify can accept a schedule for.
+    over = held > caps * (1.0 + RESERVATION_TOL)
     if over.any():
         i = int(np.flatnonzero(over)[0])
         raise InstanceError(f"machine {i}: reservations hold {held[i]:g} of the resource at time 0, more than its "
@@ -171,7 +173,8 @@ class PackingInstance(Instance):
                 if len(np.unique(place)) != len(place):
                     raise InstanceError(f"{tw}: placement lists a machine twice: {place.tolist()}")
                 p = task.processing_time
-                if np.ndim(p) == 0:
+                # np.ndim would raise numpy's own ValueError on a ragged list: ask the type instead.
+                if not isinstance(p, (list, tuple, np.ndarray)):
                     ck.check_scalar(p, "processing_time", tw, positive=True)
                     p = np.full(len(place), float(p))
                 else:

@@ -33,8 +33,45 @@ from typing import Protocol
 
 import numpy as np
 
+from schedrelax.errors import InstanceError
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 from schedrelax.schedules import MAP_TASK, POOLED, Schedule
+
+MAX_BUSY_SLOTS = 10**6
+"""Most slots with work the engine and the SRPT relaxation will walk. Both take one step per
+busy slot (idle gaps are skipped), a few microseconds each and one row of output per served job,
+so 10^6 slots is already tens of seconds for the slower policies; paper 001's own setup needs
+about 500 and the full SWIM day about 1,500."""
+
+MAX_UNIT_TASKS = 10**7
+"""Most unit Reduce tasks :func:`unit_reduce_tasks` will create (each is a Python object)."""
+
+
+def check_simulation_size(instance: MapReduceInstance) -> None:
+    """InstanceError if every schedule of *instance* needs more than :data:`MAX_BUSY_SLOTS` busy slots.
+
+    No schedule finishes in fewer busy slots than ceil(total work / N) (N machines do N units per
+    slot) nor than the largest Reduce task's workload (a task runs on one machine per slot), so
+    an instance above the limit by either count would make the slot-by-slot walk run that long.
+    """
+    N = instance.machines
+    work = instance.map_work + instance.reduce_total
+    total = sum(work.tolist())  # Python ints: many jobs near 2^53 units would overflow int64
+    by_work = -(-total // N)
+    longest = int(instance.reduce_work.max()) if len(instance.reduce_work) else 0
+    if max(by_work, longest) <= MAX_BUSY_SLOTS:
+        return
+    if longest >= by_work:
+        g = int(np.argmax(instance.reduce_work))
+        j = int(instance.reduce_job[g])
+        cause = (f"job {j}: reduce_tasks[{g - int(instance.reduce_offset[j])}] = {longest} needs {longest} slots "
+                 f"(one machine per Reduce task)")
+    else:
+        j = int(np.argmax(work))
+        cause = (f"job {j}: map_tasks {int(instance.map_work[j])} and Reduce work {int(instance.reduce_total[j])}: "
+                 f"all jobs together, {total} units on {N} machines, need at least {by_work} slots")
+    raise InstanceError(f"{cause}, beyond the limit of {MAX_BUSY_SLOTS:.0e} busy slots of the slotted MapReduce "
+                        f"simulator (its work grows with the number of slots)")
 
 
 # --------------------------------------------------------------------------------------------
@@ -101,7 +138,11 @@ def srpt_relaxation(instance: MapReduceInstance) -> SRPTRelaxation:
     With a per-job cap on machines (e.g. its task count) the swap argument of step 2 breaks (a
     capped job cannot take all N units), SRPT is no longer known to be optimal and its flow time
     would prove nothing; so the bound uses eq. (12) exactly as the paper writes it.
+
+    Raises InstanceError (see :func:`check_simulation_size`) for instances that need more busy
+    slots than :data:`MAX_BUSY_SLOTS`.
     """
+    check_simulation_size(instance)
     N = instance.machines
     n = instance.n_jobs
     arrival = instance.arrival.tolist()
@@ -180,6 +221,7 @@ class SlotSimulator:
     """
 
     def __init__(self, instance: MapReduceInstance, preemptive: bool):
+        check_simulation_size(instance)
         self.instance = instance
         self.preemptive = preemptive
         self.N = instance.machines
@@ -364,7 +406,13 @@ def unit_reduce_tasks(instance: MapReduceInstance) -> MapReduceInstance:
     """The instance with every Reduce task of workload R cut into R unit tasks: paper 001's own
     preemptive model (§III Definition 1, eq. (1)), where a job's Reduce workload may run on as many
     machines at once as it has units left, expressed in the core model, where a Reduce task runs
-    on at most one machine per slot. Arrivals, Map tasks and every job's total work are kept."""
+    on at most one machine per slot. Arrivals, Map tasks and every job's total work are kept.
+    More than :data:`MAX_UNIT_TASKS` unit tasks in all is an InstanceError."""
+    units = int(instance.reduce_total.sum())
+    if units > MAX_UNIT_TASKS:
+        j = int(np.argmax(instance.reduce_total))
+        raise InstanceError(f"job {j}: Reduce work {int(instance.reduce_total[j])} (in all {units} units) exceeds the "
+                            f"limit of {MAX_UNIT_TASKS:.0e} unit Reduce tasks; each is a Python object")
     jobs = tuple(MapReduceJob(int(a), int(m), [1] * int(r))
                  for a, m, r in zip(instance.arrival, instance.map_work, instance.reduce_total))
     return MapReduceInstance(instance.machines, jobs, name=f"{instance.name} (unit Reduce tasks)".strip())

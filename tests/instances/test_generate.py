@@ -13,6 +13,7 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from schedrelax.errors import InstanceError
 from schedrelax.instances import (
     FAMILIES,
     MalleableInstance,
@@ -456,3 +457,42 @@ def test_bundled_examples_are_small():
 def test_example_unknown_family():
     with pytest.raises(ValueError, match="'nope'.*malleable"):
         gen.example("nope")
+
+
+# ---- absurd parameters fail fast with a typed error (issue 13, item 6) ----------------------------
+
+@pytest.mark.parametrize("family, params, fragment", [
+    # Poisson(0.2 x 10^9) jobs (before: `schedrelax generate mapreduce -p slots=1000000000` ran > 60 s).
+    ("mapreduce", {"slots": 10**9}, "slots 1000000000 with max_reduce_tasks 10 would make up to 2.2e\\+09"),
+    ("mapreduce", {"rate": 1e9}, "rate 1e\\+09 over slots 20"),
+    ("mapreduce", {"max_reduce_tasks": 10**9}, "max_reduce_tasks 1000000000"),
+    # 3 flows x (10^9)^2 pair draws; numpy's triu_indices would need exabytes.
+    ("malleable", {"jobs_per_flow": (1, 10**9)}, "jobs_per_flow \\[1, 1000000000\\]|jobs_per_flow \\(1, 1000000000\\)"),
+    ("malleable", {"n_flows": 10**9}, "n_flows 1000000000"),
+    ("malleable", {"setup": "flex", "n_jobs": 10**8}, "n_jobs 100000000"),
+    ("packing", {"machines": 10**9}, "on machines 1000000000 would make up to 1.8e\\+10 placement entries"),
+    ("packing", {"tasks_per_job": 10**9}, "tasks_per_job 1000000000"),
+    ("related", {"machines": 10**9}, "machines 1000000000 would make up to 1e\\+09"),
+    ("related", {"n_jobs": 10**9}, "n_jobs 1000000000"),
+])
+def test_huge_sizes_are_refused_before_any_work(family, params, fragment):
+    params = dict(params)
+    setup = params.pop("setup", None)
+    with pytest.raises(InstanceError, match=f"{fragment}.*limit of 1e\\+07"):
+        gen.generate(family, setup, **params)
+
+
+@pytest.mark.parametrize("family, params, fragment", [
+    ("mapreduce", {"slots": 1.5}, "slots must be a whole number >= 1, got 1.5"),
+    ("mapreduce", {"slots": 1e9}, "slots must be a whole number >= 1, got 1000000000.0"),
+    ("mapreduce", {"slots": 0}, "slots must be a whole number >= 1, got 0"),
+    ("mapreduce", {"slots": -1}, "slots must be a whole number >= 1, got -1"),
+    ("mapreduce", {"rate": float("nan")}, "rate must be a finite number > 0, got nan"),
+    ("packing", {"load": float("inf"), "online": True}, "load must be a finite number > 0, got inf"),
+    ("malleable", {"processors": True}, "processors must be a whole number >= 1, got True"),
+    # Exp(10^300) draws overflow int64 and used to come out as the number -2^63.
+    ("mapreduce", {"workload": (("exp", 1e300), ("exp", 1.0))}, "Map workload mean 1e\\+300 draws workloads above"),
+])
+def test_bad_parameter_values_are_instance_errors(family, params, fragment):
+    with pytest.raises(InstanceError, match=fragment):
+        gen.generate(family, **params)

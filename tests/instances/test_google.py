@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from schedrelax.errors import InstanceError
-from schedrelax.instances.google import load_google_tasks
+from schedrelax.instances.google import LOST_RUNS, RERUN, load_google_tasks
 
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "google2011"
 
@@ -117,3 +117,92 @@ def test_real_part_converts_and_accounts_for_every_task():
     assert rep.tasks_loaded + sum(rep.tasks_skipped.values()) == distinct  # every task kept or counted
     assert rep.tasks_loaded > 100 and tr.instance.n_tasks == rep.tasks_loaded
     assert (tr.instance.demand > 0).all() and (tr.instance.demand <= 1.0).all()
+    assert (tr.instance.place_time >= 1).all()
+
+
+@pytest.mark.skipif(not (REAL / "task_events-part-00001-of-00500.csv.gz").exists(),
+                    reason=f"the shared Google 2011 data is absent ({REAL})")
+def test_real_part_reruns_counted_as_pandas_counts_them():
+    import pandas as pd
+
+    path = REAL / "task_events-part-00001-of-00500.csv.gz"
+    raw = pd.read_csv(path, header=None, usecols=[0, 2, 3, 5], names=["time", "job", "task", "event"])
+    # Second method: per task, the first FINISH time, then any SCHEDULE later than it.
+    first_finish = raw[raw.event == 4].groupby(["job", "task"]).time.min().rename("finish")
+    sched = raw[raw.event == 1].join(first_finish, on=["job", "task"], how="inner")
+    reruns = sched[sched.time > sched.finish][["job", "task"]].drop_duplicates()
+    assert len(reruns) > 0
+    assert load_google_tasks(path).report.tasks_by_rule[RERUN] == len(reruns)
+
+
+# ---- which run is the task's (issue 13, item 6) -------------------------------------------------
+# Rows as in ROWS: timestamp (µs), job, task, machine, event, priority, cpu, memory.
+
+
+def test_task_scheduled_again_after_finish_keeps_its_first_run(tmp_path):
+    rows = [
+        (1_000_000, 7, 0, 10, 1, 0, 0.1, 0.2),     # SCHEDULE on machine 10
+        (162_000_000, 7, 0, 10, 4, 0, 0.1, 0.2),   # FINISH: the first run lasted 161 s
+        (180_000_000, 7, 0, "", 0, 0, 0.1, 0.5),   # resubmitted, with a larger request
+        (200_000_000, 7, 0, 11, 1, 0, 0.1, 0.5),   # SCHEDULE again, on machine 11
+        (210_000_000, 7, 0, 11, 4, 0, 0.1, 0.5),   # FINISH of the second run (10 s)
+    ]
+    tr = load_google_tasks(write(tmp_path / "t.csv", rows))
+    # First run: 162 - 1 = 161 s on machine 10 with the request it ran with (0.2); the old loader
+    # paired the first FINISH with the later SCHEDULE (-39 s), set it to 1 and put it on machine 11.
+    assert tr.instance.place_time.tolist() == [161.0]
+    assert tr.machine_ids == (10,) and tr.instance.demand.tolist() == [0.2]
+    assert tr.report.tasks_by_rule == {RERUN: 1}
+    assert RERUN in str(tr.report)
+
+
+def test_finish_without_schedule_then_a_second_run_is_left_out(tmp_path):
+    rows = [
+        (1_000_000, 7, 0, 10, 4, 0, 0.1, 0.2),     # FINISH of a run SCHEDULEd in an earlier part
+        (5_000_000, 7, 0, 10, 1, 0, 0.1, 0.2),     # the task runs again: not its first run
+        (9_000_000, 7, 0, 10, 4, 0, 0.1, 0.2),
+        (1_000_000, 8, 0, 12, 1, 0, 0.1, 0.2),     # job 8: an ordinary 2 s task, so the file converts
+        (3_000_000, 8, 0, 12, 4, 0, 0.1, 0.2),
+    ]
+    tr = load_google_tasks(write(tmp_path / "t.csv", rows))
+    assert tr.job_ids == (8,) and tr.instance.place_time.tolist() == [2.0]
+    assert tr.report.tasks_skipped == {"no SCHEDULE before FINISH in the file": 1}
+    assert tr.report.tasks_by_rule == {RERUN: 1}
+
+
+def test_lost_runs_before_the_finished_one_are_counted(tmp_path):
+    tr = load_google_tasks(write(tmp_path / "t.csv"))
+    # ROWS: job 2 task 0 was EVICTed once, then rescheduled and finished (2 s, kept).
+    assert tr.report.tasks_by_rule == {LOST_RUNS: 1}
+
+
+@pytest.mark.parametrize("rows, reason", [
+    ([(4_000_000, 7, 0, 10, 1, 0, 0.1, 0.2), (4_000_000, 7, 0, 10, 4, 0, 0.1, 0.2)],
+     "zero-length run (SCHEDULE and FINISH at the same time)"),
+    ([(0, 7, 0, 10, 1, 0, 0.1, 0.2), (4_000_000, 7, 0, 10, 4, 0, 0.1, 0.2)],
+     "run starts before or ends after the trace window (timestamp 0 or 2^63 - 1)"),
+    ([(4_000_000, 7, 0, 10, 1, 0, 0.1, 0.2), (2**63 - 1, 7, 0, 10, 4, 0, 0.1, 0.2)],
+     "run starts before or ends after the trace window (timestamp 0 or 2^63 - 1)"),
+])
+def test_runs_of_unknown_or_zero_length_are_left_out_and_counted(tmp_path, rows, reason):
+    # Before: the zero-length run became 1 unit and the windowed ones got a made-up length (4 s
+    # from timestamp 0, ~9.2e12 s to 2^63 - 1).
+    ok = [(1_000_000, 8, 0, 12, 1, 0, 0.1, 0.2), (3_000_000, 8, 0, 12, 4, 0, 0.1, 0.2)]
+    tr = load_google_tasks(write(tmp_path / "t.csv", rows + ok))
+    assert tr.job_ids == (8,)
+    assert tr.report.tasks_skipped == {reason: 1}
+
+
+def test_priority_weights_need_a_priority(tmp_path):
+    rows = [(1_000_000, 7, 0, 10, 1, "", 0.1, 0.2), (3_000_000, 7, 0, 10, 4, "", 0.1, 0.2)]
+    path = write(tmp_path / "t.csv", rows)
+    assert load_google_tasks(path).instance.weights.tolist() == [1.0]
+    with pytest.raises(InstanceError, match="job 7, task 0: weights='priority' needs a priority"):
+        load_google_tasks(path, weights="priority")
+
+
+@pytest.mark.parametrize("option", [{"local_machines": True}, {"time_unit": True}, {"max_jobs": False},
+                                    {"alpha": float("nan")}, {"time_unit": float("inf")}])
+def test_bool_and_non_finite_options_are_errors(tmp_path, option):
+    with pytest.raises(InstanceError, match=next(iter(option))):
+        load_google_tasks(write(tmp_path / "t.csv"), **option)

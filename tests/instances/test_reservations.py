@@ -95,3 +95,14 @@ def test_verify_rejects_a_task_on_a_busy_related_machine():
         verify(inst, Schedule.from_pieces([(0, 0, 1, 2.0, 3.0, 1.0)]))
     verify(inst, Schedule.from_pieces([(0, 0, 1, 2.5, 3.5, 1.0)]))
     verify(inst, Schedule.from_pieces([(0, 0, 0, 0.0, 2.0, 1.0)]))
+
+
+def test_reservations_that_fill_a_small_capacity_leave_a_schedulable_instance():
+    # Capacity 0.5, a reservation of 0.5000008 until 1: 1.6e-6 over, relative to 0.5. The old
+    # check allowed 1e-6 absolute (max(1, cap)), so it accepted an instance on which verify (relative
+    # to the capacity) rejects every schedule, since any task must overlap the held room or wait.
+    with pytest.raises(InstanceError, match="reservations hold"):
+        PackingInstance(capacities=[0.5], jobs=(PackingJob(tasks=(PackingTask(0.25, [0], 1.0),)),),
+                        reservations=[Reservation(0, 0.5000008, 1.0)])
+    PackingInstance(capacities=[0.5], jobs=(PackingJob(tasks=(PackingTask(0.25, [0], 1.0),)),),
+                    reservations=[Reservation(0, 0.5000002, 1.0)])  # within 1e-6 of 0.5: accepted

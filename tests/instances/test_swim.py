@@ -7,7 +7,7 @@ import pytest
 
 from schedrelax.algorithms import run
 from schedrelax.errors import InstanceError
-from schedrelax.instances.swim import MiB, load_swim, read_swim
+from schedrelax.instances.swim import MiB, SwimLoadReport, convert_swim, load_swim, read_swim
 
 BLOCK = 128 * MiB
 REAL = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
@@ -69,7 +69,7 @@ def test_bad_files_and_arguments(tmp_path):
     path = _write(tmp_path, [("j", 0, 0, 1, 1, 1)])
     with pytest.raises(ValueError, match="exactly one of machines and load"):
         load_swim(path)
-    with pytest.raises(ValueError, match="block_bytes must be > 0"):
+    with pytest.raises(InstanceError, match="block_bytes must be a whole number >= 1, got 0"):
         load_swim(path, machines=2, block_bytes=0)
 
 
@@ -85,3 +85,31 @@ def test_real_facebook_2009_sample():
     assert map_only > inst.n_jobs / 2
     res = run("asrpt", inst)
     assert res.objective >= res.lower_bound
+
+
+def test_report_counts_every_rule(tmp_path):
+    path = _write(tmp_path, [
+        ("j0", 0, 0, 0, 0, 5000),                 # no input: 1 Map task; map-only with output bytes
+        ("j1", 10, 10, BLOCK, 0, 0),              # map-only, no output: no rule
+        ("j2", 20, 10, BLOCK, 30 * BLOCK, 0),     # 30 Reduce units -> 4 tasks wanted, capped to 2
+        ("j3", 7200, 7180, BLOCK, BLOCK, 0),      # beyond a one-hour duration
+    ])
+    got = convert_swim(path, machines=3, max_reduce_tasks=2, duration=3600)
+    assert got.report == SwimLoadReport(jobs_read=4, jobs_loaded=3, jobs_beyond_duration=1, no_input_one_map_task=1,
+                                        map_only_output_ignored=1, reduce_tasks_capped=1)
+    assert [list(job.reduce_tasks) for job in got.instance.jobs] == [[], [], [15, 15]]
+
+
+@pytest.mark.parametrize("option", [
+    {"machines": 2, "slot_seconds": float("nan")}, {"machines": 2, "slot_seconds": float("inf")},
+    {"machines": 2, "duration": -1}, {"machines": 2, "duration": float("nan")},
+    {"machines": 2, "block_bytes": 1.5}, {"machines": 2, "reduce_task_blocks": True},
+    {"machines": 0}, {"machines": 2.5}, {"load": float("inf")}, {"load": -0.5},
+])
+def test_bad_options_are_instance_errors(tmp_path, option):
+    # Before: NaN slot_seconds or a negative duration failed deep inside numpy, a float
+    # block_bytes made fractional Map counts.
+    path = _write(tmp_path, [("j", 0, 0, 1, 1, 1)])
+    name = [k for k in option if k != "machines"] or ["machines"]
+    with pytest.raises(InstanceError, match=name[0]):
+        load_swim(path, **option)

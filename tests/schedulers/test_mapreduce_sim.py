@@ -4,10 +4,12 @@ every policy must have on random instances (verified schedules, the SRPT bound, 
 conservation)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from schedrelax import algorithms
 from schedrelax.algorithms import run
+from schedrelax.errors import InstanceError
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 from schedrelax.schedulers.mapreduce_policies import (
     ASRPTPolicy,
@@ -18,6 +20,8 @@ from schedrelax.schedulers.mapreduce_policies import (
     water_fill,
 )
 from schedrelax.schedulers.mapreduce_sim import (
+    MAX_BUSY_SLOTS,
+    MAX_UNIT_TASKS,
     SlotSimulator,
     simulate,
     srpt_lower_bound,
@@ -278,3 +282,34 @@ def test_paper_scale_every_policy():
     flows = {name: run(name, inst).objective for name in POLICIES}
     assert flows["asrpt"] < flows["fifo"] < flows["lrpt"]
     assert min(flows.values()) >= srpt_lower_bound(inst)
+
+
+# ---- instances too large for the slot-by-slot walk (issue 13, item 6) ----------------------------
+
+@pytest.mark.parametrize("name", POLICIES)
+@pytest.mark.parametrize("jobs, machines, field", [
+    # 10^9 unit Map tasks on 1 machine: at least 10^9 + 3 busy slots (before: fifo ran for minutes).
+    ((MapReduceJob(0, 10**9, [3]),), 1, "map_tasks 1000000000"),
+    # One Reduce task of 2 * 10^6 units runs on one machine per slot: 2 * 10^6 slots on any N.
+    ((MapReduceJob(0, 1, [2 * 10**6]),), 1000, r"reduce_tasks\[0\] = 2000000"),
+])
+def test_too_many_busy_slots_is_an_instance_error(name, jobs, machines, field):
+    inst = MapReduceInstance(machines, jobs)
+    with pytest.raises(InstanceError, match=f"job 0: {field}.*limit of 1e\\+06 busy slots"):
+        run(name, inst)
+
+
+def test_busy_slot_limit_is_exact_at_the_boundary():
+    # 10^6 units on 1 machine need exactly 10^6 slots: allowed (srpt_relaxation would take a few
+    # seconds, so only the check is run); one more unit is refused.
+    from schedrelax.schedulers.mapreduce_sim import check_simulation_size
+
+    check_simulation_size(MapReduceInstance(1, (MapReduceJob(0, MAX_BUSY_SLOTS - 2, [2]),)))
+    with pytest.raises(InstanceError, match=f"need at least {MAX_BUSY_SLOTS + 1} slots"):
+        check_simulation_size(MapReduceInstance(1, (MapReduceJob(0, MAX_BUSY_SLOTS - 1, [2]),)))
+
+
+def test_unit_reduce_tasks_refuses_more_than_its_limit():
+    inst = MapReduceInstance(10**4, (MapReduceJob(0, 1, [MAX_UNIT_TASKS // 2 + 1, MAX_UNIT_TASKS // 2]),))
+    with pytest.raises(InstanceError, match="job 0: Reduce work 10000001.*limit of 1e\\+07 unit Reduce tasks"):
+        unit_reduce_tasks(inst)
