@@ -34,30 +34,43 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression
 
+from schedrelax.errors import AlgorithmError
 from schedrelax.instances import PackingInstance
 from schedrelax.models.synchpack_lp import add_linear_rows, flat_ranges, usable_pairs, without_gc
 from schedrelax.schedules import Schedule
 
 MAX_DENOMINATOR = 1000
-"""Processing and release times must be multiples of 1/q for some q up to this."""
+"""Processing times, releases and reservation ends must be multiples of 1/q for one q up to this."""
 
 
 def time_unit(instance: PackingInstance) -> float:
     """The largest u with every usable processing time, release time and reservation end a whole
     multiple of u.
 
-    Raises ValueError when the times are not multiples of 1/q for some q <= MAX_DENOMINATOR.
+    Each time must equal k/q exactly (as the float nearest k/q) for some q <= MAX_DENOMINATOR: a
+    time only close to the grid would have to be rounded onto it, and a release rounded down lets
+    a task start before it is released, so the MIP would no longer be exact. Raises
+    :class:`~schedrelax.errors.AlgorithmError` naming the first time off every such grid.
     """
-    values = np.r_[instance.place_time[usable_pairs(instance)], instance.release, instance.reserve_until]
-    fracs = []
-    for v in np.unique(values).tolist():
+    pairs = usable_pairs(instance)
+    named = [(f"task {t}'s processing time on machine {m}", v) for t, m, v in
+             zip(instance.place_task[pairs].tolist(), instance.place_machine[pairs].tolist(),
+                 instance.place_time[pairs].tolist())]
+    named += [(f"job {j}'s release", v) for j, v in enumerate(instance.release.tolist())]
+    named += [(f"reservation {i}'s end", v) for i, v in enumerate(np.atleast_1d(instance.reserve_until).tolist())]
+    fracs = {}
+    for what, v in named:
+        if v in fracs:
+            continue
         f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
-        if abs(float(f) - v) > 1e-9 * max(1.0, v):
-            raise ValueError(f"time {v!r} is not a multiple of 1/q for q <= {MAX_DENOMINATOR}: a time-indexed MIP "
-                             "needs times on a common grid")
-        fracs.append(f)
-    den = math.lcm(*(f.denominator for f in fracs))
-    num = math.gcd(*(f.numerator * (den // f.denominator) for f in fracs))
+        if float(f) != v:
+            raise AlgorithmError(
+                f"packing MIP: {what} is {v!r}, not a multiple of 1/q for any q <= {MAX_DENOMINATOR}; the "
+                f"time-indexed MIP is exact only when every processing time, release and reservation end "
+                f"lies on one grid k/q (q <= {MAX_DENOMINATOR}), and it does not round times onto one")
+        fracs[v] = f
+    den = math.lcm(*(f.denominator for f in fracs.values()))
+    num = math.gcd(*(f.numerator * (den // f.denominator) for f in fracs.values()))
     return num / den if num else 1.0 / den
 
 

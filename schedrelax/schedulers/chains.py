@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedrelax.errors import AlgorithmError
 from schedrelax.instances import MalleableInstance
 
 __all__ = [
@@ -77,8 +78,9 @@ class Chains:
 
     Pseudo-jobs are numbered globally, chain by chain in flow order: chain j owns pseudo-jobs
     ``offset[j]:offset[j+1]``, in chain order. Pseudo-job g has ``size[g]`` = s(k) and
-    ``procs[g]`` = δ(k) = r_k (whole, possibly > P), spans ``[begin[g], begin[g] + size[g] /
-    procs[g]]`` of its flow's pseudo-schedule, and is made of the jobs
+    ``procs[g]`` = δ(k) = r_k (whole, possibly > P), starts at ``begin[g]`` in its flow's
+    pseudo-schedule and lasts ``size[g] / procs[g]`` = max over its members of
+    ``member_work / member_procs`` (= |I_k| up to round-off), and is made of the jobs
     ``member_job[member_offset[g]:member_offset[g+1]]`` (global job indices), each with
     ``member_procs`` = δ_i processors and ``member_work`` of its work.
     ``volume[j]`` = V_j, ``critical_path[j]`` = Σ s(k)/δ(k), ``release[j]`` the flow's release.
@@ -124,7 +126,9 @@ def flow_chains(instance: MalleableInstance) -> Chains:
 
     A flow with h maximal intervals gives h pseudo-jobs (at most its number of jobs, as the paper
     notes: every interval ends where some job ends). Event times equal up to a relative 1e-12
-    are merged, so float sums along different paths do not make slivers.
+    are merged (never a job's own start and end), so float sums along different paths do not make
+    slivers. Raises :class:`~schedrelax.errors.AlgorithmError` for a job too short to have a
+    duration at its start time in floating point.
     """
     P = instance.processors
     offsets = instance.flow_offset
@@ -145,9 +149,14 @@ def flow_chains(instance: MalleableInstance) -> Chains:
         local = edges_all[edge_order[edge_cut[f]:edge_cut[f + 1]]] - lo
         b = pseudo_schedule(s, d, local)
         e = b + s / d
-        events = _merged_events(np.concatenate([b, e]))
-        bi = _event_index(events, b)
-        ei = _event_index(events, e)
+        collapsed = np.flatnonzero(e <= b)
+        if len(collapsed):
+            i = int(collapsed[0])
+            raise AlgorithmError(
+                f"flow {f}, job {i}: its pseudo-schedule duration size/max_processors = {s[i] / d[i]:.6g} "
+                f"vanishes in floating point at its earliest start {b[i]:.17g}; the pseudo-schedule "
+                f"(paper 000 §2.2) cannot represent it")
+        events, bi, ei = _merged_events(b, e)
         h = len(events) - 1
         # active[k, i]: job i runs in interval k, i.e. bi <= k < ei.
         k = np.arange(h)[:, None]
@@ -160,9 +169,17 @@ def flow_chains(instance: MalleableInstance) -> Chains:
         m_procs.append(d[cols])
         # Job i's share of its own work in I_k, as a fraction of its (merged) duration: the
         # shares of a job then add up to exactly its size.
-        m_work.append(s[cols] * (width[rows] / duration[cols]))
+        work = s[cols] * (width[rows] / duration[cols])
+        m_work.append(work)
         m_count.append(active.sum(axis=1))
-        size.append(rk * width)
+        # s(k) = r_k·|I_k| in exact arithmetic. Event times are absolute, so |I_k| of a tiny
+        # interval late in the flow carries round-off that the shares above do not; sizing the
+        # pseudo-job by its most demanding member (work/δ_i, the time that member needs at full
+        # width) keeps every share within δ_i/r_k of s(k), so McNaughton's conversion never
+        # gives a job more than δ_i processors, however small it is.
+        need = np.zeros(h)
+        np.maximum.at(need, rows, work / d[cols])
+        size.append(rk * need)
         procs.append(rk)
         begin.append(events[:-1])
         critical[f] = events[-1] - events[0]
@@ -185,22 +202,24 @@ def flow_chains(instance: MalleableInstance) -> Chains:
     )
 
 
-def _merged_events(times: np.ndarray) -> np.ndarray:
-    """Sorted distinct event times, a time within a relative 1e-12 of the previous kept one merged
-    into it."""
-    t = np.unique(times)
+def _merged_events(begin: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The maximal intervals' end points and each job's first and last of them.
+
+    Distinct event times within a relative 1e-12 of the last kept one are merged into it, but
+    never by more than half the shortest job's duration: a job's own start and end then always
+    stay apart, so no job, however short, drops out of the pseudo-schedule.
+    """
+    t = np.unique(np.concatenate([begin, end]))
+    reach = 0.5 * float(np.min(end - begin))
+    group = np.zeros(len(t), dtype=np.int64)
     keep = [0]
     tl = t.tolist()
     for i in range(1, len(tl)):
         last = tl[keep[-1]]
-        if tl[i] - last > _SNAP * max(1.0, abs(last)):
+        if tl[i] - last > min(_SNAP * max(1.0, abs(last)), reach):
             keep.append(i)
-    return t[keep]
-
-
-def _event_index(events: np.ndarray, times: np.ndarray) -> np.ndarray:
-    """Index of the merged event each time belongs to (the last kept event at or just below it)."""
-    return np.searchsorted(events, times + _SNAP * np.maximum(1.0, np.abs(times)), side="right") - 1
+        group[i] = len(keep) - 1
+    return t[keep], group[np.searchsorted(t, begin)], group[np.searchsorted(t, end)]
 
 
 def completion_lower_bounds(chains: Chains) -> np.ndarray:

@@ -29,8 +29,10 @@ from schedrelax.schedulers.chains import Chains
 __all__ = ["PseudoJobSchedule", "greedy_deadline"]
 
 _TIE = 1e-12
-"""Relative slack below which a pseudo-job that would end just inside a free segment takes the
-whole segment instead (no sliver segments from rounding)."""
+"""A pseudo-job that would end inside a free segment less than this fraction of its own running
+time before the segment's end takes the whole segment instead (no sliver segments from
+rounding). Relative to the pseudo-job, not to the clock: the extra area it is given must stay
+round-off of its own size, however small it is and however late it runs."""
 
 _TEST_SLACK = 1e-9
 """C(τ^j) must exceed 2·d_j by more than this relative amount for the infeasibility test to fire:
@@ -112,7 +114,7 @@ def greedy_deadline(chains: Chains, deadlines: np.ndarray, *, speed: float = 1.0
                 a, b, free = fs[i], fe[i], fp[i]
                 use = cap if cap < free else free
                 need = area / use
-                if b == np.inf or a + need < b - _TIE * max(1.0, b):
+                if b == np.inf or a + need < b - _TIE * need:
                     end = a + need
                     # The pseudo-job ends inside the segment: split it.
                     fs.insert(i, a)

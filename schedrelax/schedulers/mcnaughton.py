@@ -6,8 +6,10 @@ the jobs S ⊆ [n] each ran on δ_i processors (r_k = Σ_{i∈S} δ_i). Its sche
 pieces J of constant σ(J) processors. The work of the pseudo-job is split over the pieces in
 proportion to the work each does (|I_k(J)| = |J|·σ(J)/r_k), every job of S getting the same
 fraction of its share; inside J, McNaughton's rule lays the jobs of S one after the other on
-σ(J) processors, each processor filled for |J| before the next is started. A job's portion is at
-most δ_i·|J|, so it never runs on more than δ_i processors at once; the jobs of one pseudo-job
+σ(J) processors, each processor filled for |J| before the next is started. Job i's slot on that
+tape is δ_i·σ(J)/r_k <= δ_i processors long, its end points computed as exact integer quotients
+and remainders (so no round-off can widen a slot or make two overlap), and it fills its slot up
+to its share of the work. So a job never runs on more than δ_i processors at once; the jobs of one pseudo-job
 are independent (they ran side by side in the pseudo-schedule), and every edge i1 -> i2 has i1's
 last pseudo-job before i2's first in the chain: every precedence holds.
 
@@ -29,10 +31,6 @@ from schedrelax.schedules import POOLED, Schedule
 
 __all__ = ["mcnaughton"]
 
-_SNAP = 1e-9
-"""A wrap-around point within this fraction of |J| of a processor boundary is put on it, so that
-rounding never leaves a sliver in which a job would hold one processor too many."""
-
 
 def mcnaughton(chains: Chains, plan: PseudoJobSchedule, *, processor_ids: bool = False,
                meta: dict | None = None) -> Schedule:
@@ -44,9 +42,6 @@ def mcnaughton(chains: Chains, plan: PseudoJobSchedule, *, processor_ids: bool =
     if plan.speed != 1.0:
         raise ValueError(f"McNaughton's conversion needs a unit-speed plan, got speed {plan.speed}")
     g = plan.piece_job
-    L = plan.piece_end - plan.piece_start
-    # Fraction of its pseudo-job's work each piece J does.
-    frac = plan.piece_procs * L / chains.size[g]
     counts = np.diff(chains.member_offset)[g]
     # One row per (piece J, member job i of its pseudo-job).
     row_piece = np.repeat(np.arange(len(g)), counts)
@@ -54,77 +49,78 @@ def mcnaughton(chains: Chains, plan: PseudoJobSchedule, *, processor_ids: bool =
     within = np.arange(len(row_piece)) - np.repeat(np.cumsum(counts) - counts, counts)
     member = np.repeat(first, counts) + within
     job = chains.member_job[member]
-    # Tape length (processor-time) of job i in J; the tape of J has σ(J) processors of length |J|.
-    x = chains.member_work[member] * frac[row_piece]
-    # Cumulative tape positions inside each piece (a padded row per piece, so that sums never
-    # run across pieces and lose precision).
-    tape = np.zeros((len(g), int(counts.max(initial=0)) + 1))
-    tape[row_piece, within + 1] = x
-    tape = np.cumsum(tape, axis=1)
-    A = tape[row_piece, within]
-    E = tape[row_piece, within + 1]
-    Lr = L[row_piece]
+    delta = chains.member_procs[member]
+    # Job i's slot on the tape of J (σ(J) processors of length |J|) is its δ_i/r_k of the tape,
+    # counted in whole processors times r_k so that the wrap-around points are exact integer
+    # quotients and remainders: a slot spans at most δ_i·σ(J)/r_k <= δ_i processors, the slots
+    # tile the tape exactly, and no round-off can make two of them overlap.
+    prefix = np.zeros((len(g), int(counts.max(initial=0)) + 1), dtype=np.int64)
+    prefix[row_piece, within + 1] = delta
+    prefix = np.cumsum(prefix, axis=1)[row_piece, within]
+    sigma = plan.piece_procs[row_piece]
+    r = chains.procs[g][row_piece]
+    # Job i fills the share work_i / (δ_i·w_k) <= 1 of its slot, w_k = s(k)/r_k being the
+    # longest member's work/δ (see chains.flow_chains): its work over all of k's pieces is then
+    # work_i · (pieces' area) / s(k) = work_i.
+    need = chains.member_work / chains.member_procs
+    longest = np.maximum.reduceat(need, chains.member_offset[:-1]) if len(need) else need
+    fill = need[member] / longest[g[row_piece]]
+    q0, a_num = np.divmod(prefix * sigma, r)
+    end_units = prefix * sigma + fill * (delta * sigma)
+    q1 = np.floor(end_units / r)
+    q1 = np.where(q1 * r > end_units, q1 - 1, q1)
+    b_num = end_units - q1 * r
+    whole = fill == 1.0
+    q1_exact, b_exact = np.divmod((prefix + delta) * sigma, r)
+    q1 = np.where(whole, q1_exact, q1).astype(np.int64)
+    b_num = np.where(whole, b_exact, b_num)
+    L = (plan.piece_end - plan.piece_start)[row_piece]
+    a = a_num / r * L
+    b = b_num / r * L
     t0 = plan.piece_start[row_piece]
+    t1 = plan.piece_end[row_piece]
     if processor_ids:
-        return _identified(job, A, E, Lr, t0, row_piece, plan, chains.processors, meta)
-    return _pooled(job, A, E, Lr, t0, meta)
+        return _identified(job, q0, a, q1, b, t0, t1, row_piece, plan, chains.processors, meta)
+    return _pooled(job, q0, a, q1, b, t0, t1, meta)
 
 
-def _wrap(pos: np.ndarray, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Processor index and offset of tape positions, snapped onto processor boundaries."""
-    q = np.floor(pos / L)
-    off = pos - q * L
-    up = off > L * (1 - _SNAP)
-    q = np.where(up, q + 1, q)
-    off = np.where(up | (off < L * _SNAP), 0.0, off)
-    return q, off
+def _at(t0: np.ndarray, offset: np.ndarray, t1: np.ndarray) -> np.ndarray:
+    """The time *offset* into a piece [t0, t1): never past t1, whatever t0 + (t1 − t0) rounds to."""
+    return np.minimum(t0 + offset, t1)
 
 
-def _wrap_both(A: np.ndarray, E: np.ndarray, L: np.ndarray):
-    """Both ends of each job's tape; wrap-around points within |J|·1e-9 of each other are made
-    equal (the job's tape is then a whole number of processors long), so a rounding sliver never
-    puts a job on one processor more than its maximum."""
-    q0, a = _wrap(A, L)
-    q1, b = _wrap(E, L)
-    b = np.where(np.abs(b - a) < L * _SNAP, a, b)
-    return q0, a, q1, b
-
-
-def _pooled(job, A, E, L, t0, meta) -> Schedule:
-    """Pooled pieces: over [0, L) job i holds (q1 − q0) + [τ < b] − [τ < a] processors, where
-    A = q0·L + a and E = q1·L + b are its tape start and end (a, b the wrap-around points)."""
-    q0, a, q1, b = _wrap_both(A, E, L)
+def _pooled(job, q0, a, q1, b, t0, t1, meta) -> Schedule:
+    """Pooled pieces: over J = [t0, t1) job i holds (q1 − q0) + [τ < b] − [τ < a] processors
+    (a, b its slot's wrap-around points, τ the offset into J)."""
     D = q1 - q0
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     mid = np.where(a < b, D + 1, D - 1)
-    parts = [(np.zeros_like(lo), lo, D), (lo, hi, mid), (hi, L, D)]
+    parts = [(t0, _at(t0, lo, t1), D), (_at(t0, lo, t1), _at(t0, hi, t1), mid), (_at(t0, hi, t1), t1, D)]
     cols = [[], [], [], []]
-    for s, e, r in parts:
-        start, end = t0 + s, t0 + e
-        keep = (end > start) & (r > 0)
+    for start, end, rate in parts:
+        keep = (end > start) & (rate > 0)
         cols[0].append(job[keep])
         cols[1].append(start[keep])
         cols[2].append(end[keep])
-        cols[3].append(r[keep])
+        cols[3].append(rate[keep])
     jobs = np.concatenate(cols[0])
     return Schedule(jobs, np.zeros(len(jobs), dtype=np.int64), np.full(len(jobs), POOLED),
                     np.concatenate(cols[1]), np.concatenate(cols[2]), np.concatenate(cols[3]),
                     meta=dict(meta or {}))
 
 
-def _identified(job, A, E, L, t0, row_piece, plan: PseudoJobSchedule, P: int, meta) -> Schedule:
+def _identified(job, q0, a, q1, b, t0, t1, row_piece, plan: PseudoJobSchedule, P: int, meta) -> Schedule:
     """One piece per job and processor: tape processor q of piece J is processor ids_J[q]."""
     ids = _colour(plan, P)
-    q0, a, q1, b = _wrap_both(A, E, L)
     rows = []
-    for r in range(len(job)):
-        J, lo_q, hi_q = int(row_piece[r]), int(q0[r]), int(q1[r])
-        Lr, start = float(L[r]), float(t0[r])
+    for k in range(len(job)):
+        J, lo_q, hi_q = int(row_piece[k]), int(q0[k]), int(q1[k])
+        begin, finish = float(t0[k]), float(t1[k])
         for q in range(lo_q, hi_q + 1):
-            s = start + (a[r] if q == lo_q else 0.0)
-            e = start + (b[r] if q == hi_q else Lr)
+            s = min(begin + a[k], finish) if q == lo_q else begin
+            e = min(begin + b[k], finish) if q == hi_q else finish
             if e > s:
-                rows.append((int(job[r]), 0, ids[J][q], s, e, 1))
+                rows.append((int(job[k]), 0, ids[J][q], s, e, 1))
     return Schedule.from_pieces(rows, meta=dict(meta or {}))
 
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from schedrelax.algorithms import run
-from schedrelax.errors import InfeasibleScheduleError
+from schedrelax.errors import AlgorithmError, InfeasibleScheduleError
 from schedrelax.instances import PackingInstance, PackingJob, PackingTask
 from schedrelax.models.packing_mip import (
     build_nonpreemptive_mip,
@@ -43,8 +43,31 @@ def test_time_unit():
     whole = PackingInstance([1.0], (job((1.0, [0], 4.0)), job((1.0, [0], 6.0))))
     assert time_unit(whole) == 2.0
     odd = PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))
-    with pytest.raises(ValueError, match="common grid"):
+    with pytest.raises(AlgorithmError, match=r"task 0's processing time on machine 0 is 1\.414213562373095"):
         time_unit(odd)
+
+
+def test_a_release_off_every_grid_is_refused_not_rounded():
+    # Issue 13: an online packing instance's releases are arbitrary floats. 0.7316 = 1829/2500 has
+    # no denominator <= 1000, so no grid fits it; rounding it to 0.731 (731/1000, the nearest such
+    # fraction) would let the job start before it is released. A clear error instead, naming it.
+    inst = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.7316)))
+    with pytest.raises(AlgorithmError, match=r"job 1's release is 0\.7316, not a multiple of 1/q .* q <= 1000"):
+        run("mip", inst)
+    # A float within 1e-9 of a grid point is not on it either (it used to be taken as 1/2).
+    near = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.5 + 1e-10)))
+    with pytest.raises(AlgorithmError, match="job 1's release"):
+        time_unit(near)
+
+
+def test_a_release_on_a_fine_grid_is_exact():
+    # Releases 0.25 and 0.7 share the grid 1/20: the MIP keeps them exactly. By hand: one machine
+    # of capacity 1, job 0 (p = 1, released 0.25) then job 1 (p = 1, released 0.7, weight 1):
+    # job 0 runs [0.25, 1.25), job 1 [1.25, 2.25): cost 1.25 + 2.25 = 3.5 (job 1 first: 1.7 + 2.7).
+    inst = PackingInstance([1.0], (job((1.0, [0], 1.0), release=0.25), job((1.0, [0], 1.0), release=0.7)))
+    assert time_unit(inst) == pytest.approx(0.05)
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(3.5, rel=REL) and res.lower_bound == pytest.approx(3.5, rel=REL)
 
 
 def test_three_unit_tasks_on_a_double_machine():

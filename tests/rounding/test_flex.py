@@ -11,6 +11,7 @@ from hypothesis import given, settings, strategies as st
 from schedrelax import algorithms
 from schedrelax.algorithms import run
 from schedrelax.instances import single_job_flows
+from schedrelax.instances.generate import generate
 from schedrelax.instances import costs
 from schedrelax.rounding.flex import (
     FlexProblem,
@@ -19,8 +20,10 @@ from schedrelax.rounding.flex import (
     flex_allocator,
     improve_order,
     rap_order,
+    snap_to_data_times,
     wspt_order,
 )
+from schedrelax.rounding import flex as flex_module
 from schedrelax.schedulers.malleable_packing import epoch_simulation, malleable_packing
 from schedrelax.schedules import evaluate, verify
 from tests.schedulers.test_malleable_packing import single_job_instances
@@ -266,3 +269,44 @@ def test_mip_schedule_achieves_its_proven_value_at_a_step_deadline():
                                  Flow([8], [1], cost=c.sla([0, 9], [1, 1]))))
     res = run("mip", inst)
     assert res.objective == pytest.approx(3.5) and res.lower_bound == pytest.approx(3.5)
+
+
+# Issue 13, item 2: generator "flowflex", seed 90040, weighted tardy count, minimax. The MIP meets
+# every deadline (objective 0, status optimal; exhaustive MPS also reaches 0). Its last event is
+# exactly flow 2's deadline 36.56517381981968; rounding event times to 9 decimals gave
+# 36.565173820, past it, so flow 2 was tardy and the returned schedule cost its weight, 8.607.
+def _seed_90040():
+    return generate("malleable", "flowflex", 90040, cost="weighted_tardy", objective="minimax")
+
+
+def test_mip_schedule_keeps_the_proven_cost_of_a_step_objective():
+    inst = _seed_90040()
+    res = run("mip", inst)
+    assert res.info["mip_objective"] == 0.0
+    assert res.objective == 0.0  # every flow on time, as the MIP proved possible
+    assert res.info["status"] == "optimal" and res.info["schedule_cost"] == 0.0
+
+
+def test_mip_is_not_labelled_optimal_when_its_schedule_costs_more(monkeypatch):
+    # The rule itself: put back the old 9-decimal rounding of event times. Flow 2 then completes
+    # at 36.565173820 > its deadline, so the schedule costs flow 2's weight (minimax: the max of
+    # 0, 0, w_2), above the proven 0 — the result must say feasible and report both numbers.
+    inst = _seed_90040()
+    monkeypatch.setattr(flex_module, "snap_to_data_times", lambda times, anchors: np.round(times, 9))
+    res = run("mip", inst)
+    w2 = inst.flows[2].cost.weight
+    assert res.objective == pytest.approx(w2, rel=1e-12)
+    assert res.info["schedule_cost"] == pytest.approx(w2, rel=1e-12)
+    assert res.info["mip_objective"] == 0.0 and res.lower_bound == pytest.approx(0.0, abs=1e-9)
+    assert res.info["status"] == "feasible" and res.info["solver_status"] == "optimal"
+    assert res.info["schedule_keeps_mip_objective"] is False
+
+
+def test_snap_to_data_times_moves_only_round_off():
+    # 9.000000000000004 and 8.9999999999 (1e-10 off) are the solver's 9 (a deadline): put on 9.
+    # 8.99999 (1e-5 off) and 9.4 are real times and stay; 36.56517381981968 is already the data
+    # time and stays exactly (9-decimal rounding made it 36.56517382, past that deadline).
+    anchors = np.array([0.0, 9.0, 36.56517381981968])
+    times = np.array([0.0, 8.99999, 8.9999999999, 9.000000000000004, 9.4, 36.56517381981968])
+    out = snap_to_data_times(times, anchors)
+    assert out.tolist() == [0.0, 8.99999, 9.0, 9.0, 9.4, 36.56517381981968]

@@ -270,3 +270,14 @@ def test_every_pipeline_verifies_and_reports_its_speed(inst):
         assert r.info["speed"] >= 2.0
         assert r.info["cost_unit_speed"] == pytest.approx(r.objective, rel=1e-9, abs=1e-9)
         assert r.lower_bound <= r.objective + _tol(r.objective)
+
+
+@pytest.mark.parametrize("name", ["flowflex", "flowflex-minimax", "flowflex-knapsack", "flowflex-universal"])
+def test_issue_13_tiny_job_beside_large_ones_every_pipeline(name):
+    # Issue 13, item 1: job 1 (1.7e-3 work, at most 10 processors) ran on 11 for 1.2e-12 at
+    # t ≈ 1597.95 in all four pipelines. Checked with zero time slack, not only by verify.
+    from tests.schedulers.exact_malleable import exact_problems
+    from tests.schedulers.test_mcnaughton import _TINY_BESIDE_LARGE
+
+    res = algorithms.run(name, _TINY_BESIDE_LARGE)
+    assert exact_problems(_TINY_BESIDE_LARGE, res.schedule) == []
