@@ -62,6 +62,7 @@ from schedrelax.instances.costs import (
     TardyCost,
     aggregate,
 )
+from schedrelax.rounding.exact import exact_outcome
 from schedrelax.models.malleable_mip import add_power_tangents, build_malleable_mip, malleable_mip_solution
 from schedrelax.schedulers.malleable_packing import (
     DONE_FRACTION,
@@ -690,11 +691,6 @@ _SNAP_TIME = 1e-9
 """Solver event times this close to a release or a cost breakpoint (absolute time units) are its
 round-off of that data time: 9.000000000000004 for a deadline 9 would make a step cost late."""
 
-_COST_MATCH = 1e-6
-"""Relative agreement required between the rebuilt schedule's cost and the MIP objective for the
-result to keep the solver's optimal status."""
-
-
 def _data_times(instance: MalleableInstance) -> np.ndarray:
     """Every time the data names: flow releases and cost breakpoints (deadlines, SLA steps)."""
     marks = [instance.flow_release, *(fl.cost.breakpoints() for fl in instance.flows)]
@@ -729,9 +725,9 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     refined by tangent cuts for up to ``max_rounds`` solves. The lower bound is the solver's
     proven bound; a time limit may leave a feasible, unproven schedule (``info["status"]``).
     Event times are the solver's, put exactly on a release or cost breakpoint only within its
-    round-off (:func:`snap_to_data_times`); the rebuilt schedule is evaluated, and unless its cost
-    matches the MIP objective ``info["status"]`` is ``"feasible"``, not ``"optimal"``
-    (``info["schedule_cost"]`` beside ``info["mip_objective"]``).
+    round-off (:func:`snap_to_data_times`); the rebuilt schedule is evaluated, and it is called
+    optimal only when its own cost meets the proven bound (:func:`~schedrelax.rounding.exact.
+    exact_outcome`; ``info["schedule_cost"]`` beside ``info["mip_objective"]``).
     Refuses more than ``max_jobs`` jobs.
     """
     if instance.n_jobs > max_jobs:
@@ -757,12 +753,7 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED), start, end, rate,
                         promises=frozenset({"respects_minima"} if minima else ()), meta={"algorithm": "mip"})
     cost = evaluate(instance, schedule).objective
-    kept = bool(abs(cost - sol.objective) <= _COST_MATCH * max(1.0, abs(sol.objective)))
-    # The solver proved its objective for its own solution; the label speaks of the schedule we
-    # return, so a rebuilt schedule that costs more is at best feasible (bound and cost both kept).
-    status = res.status.value if kept or not res.is_optimal else "feasible"
-    info = {"status": status, "solver_status": res.status.value, "mip_objective": sol.objective,
-            "schedule_cost": cost, "schedule_keeps_mip_objective": kept, "events": len(sol.times) - 1,
+    info = {**exact_outcome(cost, sol.objective, res.best_bound, res), "events": len(sol.times) - 1,
             "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
     return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
                   timings={"build": build, "solve": solve_seconds},

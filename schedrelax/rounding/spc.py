@@ -25,7 +25,9 @@ from schedrelax.models.queyranne import (
 )
 from schedrelax.models.related_mip import build_related_mip, related_mip_solution
 from schedrelax.models.synchpack_lp import without_gc
+from schedrelax.rounding.exact import exact_outcome
 from schedrelax.schedulers.related_list import list_schedule, semi_active_schedule, topological_order
+from schedrelax.schedules import evaluate
 from schedrelax.solvers import cutting_planes, solve
 
 DEVEX = {"simplex_dual_edge_weight_strategy": 1}
@@ -223,6 +225,7 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     sol = related_mip_solution(model)
     order = np.lexsort((np.arange(instance.n_tasks), sol.start))
     schedule = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
+    outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, res.best_bound, res)
     return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
-                  timings={"solve": res.solve_seconds, "build": res.build_seconds},
-                  info={"optimal": res.is_optimal, "status": res.status.value, "mip_objective": res.objective})
+                  guarantee=1.0 if outcome["optimal"] else None,
+                  timings={"solve": res.solve_seconds, "build": res.build_seconds}, info=outcome)

@@ -39,6 +39,7 @@ from schedrelax.models.synchpack_lp import (
     interval_lp_solution,
     lp3_solution,
 )
+from schedrelax.rounding.exact import exact_outcome
 from schedrelax.rounding.matching import CopyGraph, cover_matching, interval_copy_graph, matched_pair
 from schedrelax.rounding.slow_motion import (
     Timeline,
@@ -415,12 +416,14 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     if not res.status.has_solution:
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
-    exact = res.is_optimal and not preemptive
+    schedule = packing_mip_schedule(model)
+    # Slotted preemption is a restriction of continuous-time preemption: no bound on OPT from it.
+    bound = res.best_bound if not preemptive else None
+    outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, bound, res, exact=not preemptive)
     return Result(
-        algorithm="mip", schedule=packing_mip_schedule(model),
-        lower_bound=res.best_bound if not preemptive and res.best_bound is not None else None,
-        guarantee=1.0 if exact else None,
+        algorithm="mip", schedule=schedule, lower_bound=bound,
+        guarantee=1.0 if outcome["optimal"] else None,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds},
         params={"preemptive": preemptive, "time_limit": time_limit},
-        info={"status": res.status.value, "optimal": res.is_optimal, "slotted_optimum": preemptive and res.is_optimal,
+        info={**outcome, "slotted_optimum": preemptive and res.is_optimal and outcome["schedule_keeps_mip_objective"],
               "incumbent": incumbent, "unit": model.layout.unit, "variables": model.nvariables()})

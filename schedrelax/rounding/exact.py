@@ -1,0 +1,44 @@
+"""What an exact algorithm may say about the schedule it returns (every family's ``mip``).
+
+A MIP solver proves a bound and an objective for *its own* solution: values of variables, event
+times, slots. The schedule an exact algorithm returns is rebuilt from that solution (times put on
+the data's breakpoints, starts made semi-active, rates made whole) and re-evaluated from its
+pieces, so its cost can differ from the solver's objective by the rebuild. The word *optimal* is
+said of the returned schedule, so it needs a proof for that schedule's own cost: the cost meets
+the proven lower bound within :data:`COST_MATCH`. The solver's own status is kept beside it.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from schedrelax.solvers.result import SolveResult
+
+COST_MATCH = 1e-6
+"""Relative agreement (to max(1, |cost|)) required between the returned schedule's cost and the
+proven bound for the result to be called optimal; the same rule as the comparison's OPT column."""
+
+
+def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: SolveResult, *,
+                  exact: bool = True) -> dict[str, Any]:
+    """The ``info`` fields of an exact algorithm's Result, from the returned schedule's evaluated
+    *cost*, the solver's *mip_objective* for its own solution, the proven lower *bound* valid for
+    the instance (None if there is none) and the solve's result *res*.
+
+    ``optimal`` is True only when the model is *exact* for the instance (not a slotted or capped
+    version of it), a bound is known, and the schedule's cost meets it within :data:`COST_MATCH`.
+    ``status`` is ``"optimal"`` then; ``"feasible"`` when the solver claimed an optimum that the
+    returned schedule does not keep; otherwise the solver's own status (e.g. a time limit).
+    """
+    tol = COST_MATCH * max(1.0, abs(cost))
+    kept = bool(cost <= mip_objective + COST_MATCH * max(1.0, abs(mip_objective)))
+    optimal = bool(exact and bound is not None and math.isfinite(bound) and cost - bound <= tol)
+    if optimal:
+        status = "optimal"
+    elif res.is_optimal:
+        status = "feasible"
+    else:
+        status = res.status.value
+    return {"status": status, "optimal": optimal, "solver_status": res.status.value, "best_bound": bound,
+            "mip_objective": mip_objective, "schedule_cost": cost, "schedule_keeps_mip_objective": kept}
