@@ -1,4 +1,5 @@
-"""What an exact algorithm may say about the schedule it returns (every family's ``mip``).
+"""What an exact algorithm may say about the schedule it returns (every family's ``mip``: paper
+000 §1.1 and 002 §2-3 malleable, paper 001 §III eqs. (1)-(2), paper 003 §2, paper 004 §II).
 
 A MIP solver proves a bound and an objective for *its own* solution: values of variables, event
 times, slots. The schedule an exact algorithm returns is rebuilt from that solution (times put on
