@@ -50,6 +50,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.util import quicksum
 
+from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import (
     CompletionCost,
@@ -268,7 +269,9 @@ def malleable_mip_solution(model: pyo.ConcreteModel, size: np.ndarray) -> Mallea
     given ``size``.
 
     The work is cleaned of the solver's round-off: none after a job's completion event, none
-    below ``1e-9`` of its size, and each job's total scaled back to exactly its size.
+    below ``1e-9`` of its size, and each job's total scaled back to exactly its size. Raises
+    NoOptimalSolutionError when a job is left with no work at all (a size within the solver's
+    feasibility tolerance).
     """
     n, K = len(model.J), len(model.K)
     size = np.asarray(size, dtype=float)
@@ -279,6 +282,16 @@ def malleable_mip_solution(model: pyo.ConcreteModel, size: np.ndarray) -> Mallea
     event = done.argmax(axis=1)
     after = np.arange(1, K + 1)[:, None] > event[None, :]
     work[after | (work < 1e-9 * size[None, :])] = 0.0
-    work *= size / work.sum(axis=0)
+    total = work.sum(axis=0)
+    lost = np.flatnonzero(~(total > 0))
+    if len(lost):
+        # A job smaller than the solver's feasibility tolerance (HiGHS: 1e-7 absolute) can be given
+        # no work at all by an "optimal" solution; scaling nothing up to its size is impossible.
+        j = int(lost[0])
+        raise NoOptimalSolutionError(
+            f"malleable MIP: the solver's solution does no work for job {j} (size {size[j]:.3g}) before its "
+            f"completion event: its size is within the solver's feasibility tolerance, so the MIP cannot "
+            f"schedule it exactly; scale the sizes up or use the 'exhaustive' algorithm")
+    work *= size / total
     flow_completion = np.array([pyo.value(model.C[f]) for f in model.F])
     return MalleableMIPSolution(times, work, ready, event, flow_completion, float(pyo.value(model.obj)))

@@ -127,3 +127,21 @@ def test_mip_with_minima_is_below_fair_and_flex(inst):
     assert "respects_minima" in exact.schedule.promises  # and run() verified them
     for name in ("fair-hfs", "flex", "exhaustive"):
         assert exact.objective <= run(name, inst).objective + REL * max(1.0, abs(exact.objective))
+
+
+def test_a_job_below_the_solver_tolerance_is_a_clear_error_not_an_infeasible_schedule():
+    # Size 3.2e-7 beside 0.5 and 5 on one processor: HiGHS (feasibility tolerance 1e-7) returns an
+    # "optimal" solution that gives the tiny job no work at all; scaling zero work up to the job's
+    # size is impossible, so the result must say so instead of returning a schedule without it.
+    from schedrelax import run
+    from schedrelax.errors import NoOptimalSolutionError
+    from schedrelax.instances import Flow, MalleableInstance
+
+    inst = MalleableInstance(processors=1, flows=(Flow(sizes=[3.2e-7, 0.5], max_processors=[1, 1]),
+                                                  Flow(sizes=[5.0], max_processors=[1])))
+    try:
+        result = run("mip", inst)
+    except NoOptimalSolutionError as exc:
+        assert "job 0" in str(exc) and "tolerance" in str(exc)
+    else:  # a solver that does resolve the tiny job must still return a verified schedule
+        assert result.evaluation.completion[0] > 0
