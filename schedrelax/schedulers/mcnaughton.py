@@ -128,8 +128,11 @@ def _colour(plan: PseudoJobSchedule, P: int) -> list[list[int]]:
     """σ(J) distinct processors per piece J, none shared by two pieces that overlap in time: the
     greedy colouring of an interval graph, pieces by start time."""
     order = np.lexsort((plan.piece_end, plan.piece_start))
-    free = list(range(P))
-    heapq.heapify(free)
+    # The free processors are the released ones (a heap) and every id from `fresh` to P - 1, never
+    # listed: P may be 10^9 while a schedule uses a few. Released ids are all below `fresh`, so
+    # the smallest free id is the heap's first, else `fresh` (the same choice as a heap of all P).
+    free: list[int] = []
+    fresh = 0
     busy: list[tuple[float, int, list[int]]] = []
     ids: list[list[int]] = [[] for _ in range(len(order))]
     for J in order.tolist():
@@ -138,9 +141,11 @@ def _colour(plan: PseudoJobSchedule, P: int) -> list[list[int]]:
             for p in heapq.heappop(busy)[2]:
                 heapq.heappush(free, p)
         need = int(plan.piece_procs[J])
-        if need > len(free):
+        if need > len(free) + P - fresh:
             raise ValueError(f"pseudo-job pieces use more than P = {P} processors at time {start}")
-        take = [heapq.heappop(free) for _ in range(need)]
+        reused = min(need, len(free))
+        take = [heapq.heappop(free) for _ in range(reused)] + list(range(fresh, fresh + need - reused))
+        fresh += need - reused
         ids[J] = take
         heapq.heappush(busy, (float(plan.piece_end[J]), J, take))
     return ids

@@ -131,3 +131,19 @@ def test_sizes_over_eight_decades_convert_without_any_overuse(inst, deadlines, n
     plan = greedy_deadline(ch, np.array(deadlines[:inst.n_flows]))
     schedule = mcnaughton(ch, plan, processor_ids=named)
     assert exact_problems(inst, schedule) == []
+
+
+def test_processor_ids_do_not_list_every_processor():
+    # P = 10^9 processors, three small jobs: the ids must be the same as with P = 8 (the smallest
+    # free ids, pieces by start time), found without a list of 10^9 free ids (gigabytes before).
+    from schedrelax import run
+    from schedrelax.instances import Flow, MalleableInstance
+
+    def ids(P):
+        inst = MalleableInstance(processors=P, flows=(Flow(sizes=[10.0, 5.0], max_processors=[3, 2]),
+                                                      Flow(sizes=[4.0], max_processors=[2])))
+        s = run("flowflex", inst, params={"processor_ids": True}).schedule
+        return sorted(zip(s.job.tolist(), s.machine.tolist(), s.start.tolist(), s.end.tolist()))
+
+    small, huge = ids(8), ids(10 ** 9)
+    assert huge == small and max(m for _, m, _, _ in huge) < 8
