@@ -342,3 +342,161 @@ def malformed_instance_json() -> st.SearchStrategy[str]:
     ``to_dict()`` with exactly one mutation that breaks a rule (see ``_mutations``), a truncated
     document, text that is not JSON, or JSON that is not an object."""
     return st.one_of(_mutated(), _truncated(), _NOT_JSON, _NOT_AN_OBJECT)
+
+
+# ======================================================================================= fuzzing
+#
+# The ``fuzz_*`` strategies below draw instances for the generated-runs suite (tests/fuzz/): every
+# feature of a family mixed in at once (releases, minima, every cost kind, reservations, ready
+# times, DAGs, arrivals) and sizes spanning several decades (1e-2 .. 1e3 by default), so that
+# round-off, tolerances scaled by magnitude and degenerate ties all get exercised. Unlike the
+# strategies above they do not stay binary-exact: a mantissa in [1, 10) with two decimals times a
+# power of ten. Every drawn instance is VALID (its constructor accepted it); whether an algorithm
+# can take it is for the algorithm to say, with a typed error.
+
+FUZZ_EXPONENTS = (-2, -1, 0, 1, 2, 3)
+"""Powers of ten the fuzz strategies draw magnitudes from (one scale per instance, plus spread)."""
+
+
+def wide_numbers(scale: float = 1.0, exponents: Sequence[int] = (-1, 0, 1)) -> st.SearchStrategy[float]:
+    """Positive numbers ``m · 10^e · scale``: mantissa m in [1, 10) with two decimals, e drawn from
+    *exponents*. Several decades in one instance; never 0."""
+    return st.builds(lambda m, e: (m / 100.0) * 10.0 ** e * scale, st.integers(100, 999), st.sampled_from(list(exponents)))
+
+
+def _instance_scale() -> st.SearchStrategy[float]:
+    return st.sampled_from([10.0 ** e for e in FUZZ_EXPONENTS])
+
+
+def _maybe_zero(strategy: st.SearchStrategy[float], enabled: bool) -> st.SearchStrategy[float]:
+    """0 or a draw of *strategy* (0 about half the time), or always 0 when not *enabled*."""
+    return st.one_of(st.just(0.0), strategy) if enabled else st.just(0.0)
+
+
+def fuzz_cost(kind: str, work: float, scale: float) -> st.SearchStrategy[costs.CostFunction]:
+    """A cost of *kind* (a name of ``costs.COST_KINDS``) whose deadlines are on the time scale
+    *scale*, weights spanning 1e-1..1e1 (and 0 now and then: the zero function is allowed)."""
+    weight = st.one_of(st.just(0.0), wide_numbers(1.0, (-1, 0, 1)), st.just(1.0))
+    deadline = st.one_of(st.just(0.0), wide_numbers(scale, (-1, 0, 1)))
+    if kind == "completion":
+        return weight.map(costs.completion)
+    if kind == "stretch":
+        return st.just(costs.stretch(work))
+    if kind in ("tardy", "tardiness", "lateness"):
+        return st.builds(getattr(costs, kind), deadline, weight)
+    if kind == "sla":
+        return st.lists(deadline, min_size=1, max_size=3, unique=True).flatmap(
+            lambda ds: st.lists(wide_numbers(1.0, (-1, 0, 1)), min_size=len(ds), max_size=len(ds)).map(
+                lambda hs: costs.sla(sorted(ds), hs)))
+    if kind == "power":
+        return st.builds(costs.power, st.sampled_from([1.0, 1.5, 2.0, 3.0]), weight)
+    raise ValueError(f"unknown cost kind {kind!r} (known: {', '.join(costs.COST_KINDS)})")
+
+
+@st.composite
+def fuzz_malleable_instances(draw, max_flows: int = 3, max_jobs: int = 3, max_processors: int = 6,
+                             cost_kinds: Sequence[str] | None = None) -> MalleableInstance:
+    """Malleable instances with everything mixed in: DAGs inside flows, FLEX minima (sometimes),
+    releases (sometimes), one cost per flow drawn from *cost_kinds* (default: every kind of
+    ``costs.COST_KINDS``), minisum or minimax, sizes over several decades around a drawn scale."""
+    kinds = list(cost_kinds) if cost_kinds is not None else list(costs.COST_KINDS)
+    P = draw(st.integers(1, max_processors))
+    scale = draw(_instance_scale())
+    minima = draw(st.booleans())
+    releases = draw(st.booleans())
+    flows = []
+    for _ in range(draw(st.integers(1, max_flows))):
+        n = draw(st.integers(1, max_jobs))
+        # now and then a job 1e3-1e7 times smaller than the scale, beside ordinary ones (still far
+        # above the round-off of the times it runs at)
+        sizes = draw(st.lists(st.one_of(wide_numbers(scale), wide_numbers(scale, (-7, -5, -4, -3))),
+                              min_size=n, max_size=n))
+        maxima = draw(st.lists(st.integers(1, P), min_size=n, max_size=n))
+        mins = [draw(st.integers(0, d)) for d in maxima] if minima else None
+        kind = draw(st.sampled_from(kinds))
+        cost = draw(fuzz_cost(kind, float(sum(sizes)), scale))
+        flows.append(Flow(sizes=sizes, max_processors=maxima, min_processors=mins, edges=draw(dag_edges(n)),
+                          release=draw(_maybe_zero(wide_numbers(scale), releases)), cost=cost))
+    return MalleableInstance(processors=P, flows=tuple(flows), objective=draw(st.sampled_from(list(costs.OBJECTIVES))))
+
+
+@st.composite
+def fuzz_mapreduce_instances(draw, max_jobs: int = 4, max_machines: int = 3, max_arrival: int = 6,
+                             max_map: int = 4, max_reduce_tasks: int = 3) -> MapReduceInstance:
+    """MapReduce instances with arrivals and Reduce workloads over two decades (1..99 units, slot
+    counts stay integral by definition); jobs with no Map or no Reduce work mixed in."""
+    N = draw(st.integers(1, max_machines))
+    jobs = []
+    for _ in range(draw(st.integers(1, max_jobs))):
+        reduce_tasks = draw(st.lists(st.one_of(st.integers(1, 9), st.integers(10, 99)), max_size=max_reduce_tasks))
+        map_tasks = draw(st.integers(0 if reduce_tasks else 1, max_map))
+        jobs.append(MapReduceJob(arrival=draw(st.integers(0, max_arrival)), map_tasks=map_tasks,
+                                 reduce_tasks=reduce_tasks))
+    return MapReduceInstance(machines=N, jobs=tuple(jobs))
+
+
+@st.composite
+def fuzz_packing_instances(draw, max_machines: int = 3, max_jobs: int = 4, max_tasks: int = 3) -> PackingInstance:
+    """Packing instances with releases and reservations (sometimes), capacities, demands and
+    processing times over several decades. Every demand fits at least one machine of its
+    placement set; reservations fit their machine at time 0 (the instance rules)."""
+    M = draw(st.integers(1, max_machines))
+    cap_scale = draw(st.sampled_from([0.01, 1.0, 100.0]))
+    t_scale = draw(_instance_scale())
+    caps = draw(st.lists(wide_numbers(cap_scale, (0, 1)), min_size=M, max_size=M))
+    releases = draw(st.booleans())
+    jobs = []
+    for _ in range(draw(st.integers(1, max_jobs))):
+        tasks = []
+        for _ in range(draw(st.integers(1, max_tasks))):
+            place = draw(st.lists(st.integers(0, M - 1), min_size=1, max_size=M, unique=True))
+            biggest = max(caps[m] for m in place)
+            demand = biggest * draw(st.sampled_from([1.0, 0.5, 0.01, 0.33, 0.999])) if draw(st.booleans()) \
+                else biggest * draw(st.integers(1, 100)) / 100.0
+            if draw(st.booleans()):
+                ptime = draw(wide_numbers(t_scale))
+            else:
+                ptime = draw(st.lists(wide_numbers(t_scale), min_size=len(place), max_size=len(place)))
+            tasks.append(PackingTask(demand=demand, placement=place, processing_time=ptime))
+        jobs.append(PackingJob(tasks=tuple(tasks), weight=draw(wide_numbers(1.0, (-1, 0, 1))),
+                               release=draw(_maybe_zero(wide_numbers(t_scale), releases))))
+    reservations = []
+    if draw(st.booleans()):
+        for i in draw(st.lists(st.integers(0, M - 1), max_size=M, unique=True)):
+            share = draw(st.sampled_from([0.1, 0.5, 0.99, 1.0]))
+            reservations.append((i, caps[i] * share, draw(wide_numbers(t_scale))))
+    return PackingInstance(capacities=caps, jobs=tuple(jobs), reservations=tuple(reservations))
+
+
+@st.composite
+def fuzz_related_instances(draw, max_machines: int = 3, max_jobs: int = 4, max_tasks: int = 3) -> RelatedInstance:
+    """Related-machine instances with DAGs, releases and machine ready times (sometimes), speeds
+    over three decades, task sizes over several, weights including 0 (paper 004 allows it)."""
+    m = draw(st.integers(1, max_machines))
+    scale = draw(_instance_scale())
+    speeds = draw(st.lists(wide_numbers(1.0, (-1, 0, 1)), min_size=m, max_size=m))
+    releases = draw(st.booleans())
+    n = draw(st.integers(1, max_jobs))
+    jobs = tuple(
+        RelatedJob(tasks=draw(st.lists(wide_numbers(scale), min_size=1, max_size=max_tasks)),
+                   weight=draw(st.one_of(st.just(0.0), wide_numbers(1.0, (-1, 0, 1)))),
+                   release=draw(_maybe_zero(wide_numbers(scale), releases)))
+        for _ in range(n)
+    )
+    ready = draw(st.lists(_maybe_zero(wide_numbers(scale), True), min_size=m, max_size=m)) if draw(st.booleans()) else None
+    return RelatedInstance(speeds=speeds, jobs=jobs, edges=draw(dag_edges(n)), ready=ready)
+
+
+FUZZ_STRATEGIES = {
+    "malleable": fuzz_malleable_instances,
+    "mapreduce": fuzz_mapreduce_instances,
+    "packing": fuzz_packing_instances,
+    "related": fuzz_related_instances,
+}
+"""Family name -> the fuzz strategy factory of that family."""
+
+
+def fuzz_instances(families: Sequence[str] | None = None) -> st.SearchStrategy:
+    """An instance of any family (default: all four) from the ``fuzz_*`` strategies."""
+    names = list(families) if families is not None else sorted(FUZZ_STRATEGIES)
+    return st.one_of(*(FUZZ_STRATEGIES[f]() for f in names))
