@@ -42,6 +42,19 @@ from schedrelax.schedules import Schedule
 MAX_DENOMINATOR = 1000
 """Processing times, releases and reservation ends must be multiples of 1/q for one q up to this."""
 
+MAX_BINARIES = 1_000_000
+"""Most (task, machine, slot) binaries a time-indexed MIP is built with. Beyond, building takes
+gigabytes and HiGHS's presolve can run for minutes past a time limit (it does not poll the clock
+there), while no solver proves such an optimum anyway; the builders refuse up front instead."""
+
+
+def _check_size(count: int, what: str, unit: float, slots: int) -> None:
+    if count > MAX_BINARIES:
+        raise AlgorithmError(
+            f"packing MIP: the time-indexed model would have {count:,} binary variables ({what}, {slots:,} slots "
+            f"of {unit:g}), more than the limit of {MAX_BINARIES:,}; its grid is the largest unit dividing every "
+            f"processing time, release and reservation end: coarser times make a smaller model")
+
 
 def time_unit(instance: PackingInstance) -> float:
     """The largest u with every usable processing time, release time and reservation end a whole
@@ -126,6 +139,8 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
     qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
     rj = rel[instance.task_job[qt]]
     last = end[instance.task_job[qt]] - qp
+    _check_size(int(np.maximum(last - rj + 1, 0).sum()), "start slots of each task on each machine", unit,
+                int(end.max()))
     vq, vs = flat_ranges(rj, last)
     with without_gc():
         m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")
@@ -170,6 +185,8 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
     job = instance.task_job
     nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
     S = int(end.max())
+    _check_size(int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()), "run slots of each task on each machine",
+                unit, S)
     vq, vs = flat_ranges(rel[job[qt]], end[job[qt]] - 1)
     many = np.bincount(qt, minlength=nT)[qt] > 1
     yq = np.flatnonzero(many)

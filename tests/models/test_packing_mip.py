@@ -160,3 +160,13 @@ def test_optima_below_the_algorithms_of_their_class(inst):
     assert preemptive.info["slotted_optimum"] and not preemptive.info["optimal"]
     for name in ("synchpack3", "psrs", "tetris"):
         assert preemptive.objective <= run(name, inst).objective * (1 + REL), name
+
+
+@pytest.mark.parametrize("preemptive", [False, True])
+def test_a_grid_too_fine_for_a_time_indexed_mip_is_refused_before_building(preemptive):
+    # Times 300.001 and 250.003 put the grid at 1/1000: over 10^6 slots per (task, machine) pair, so
+    # millions of binaries (a build of gigabytes and a presolve that ran past its time limit).
+    inst = PackingInstance(capacities=[1.0, 1.0], jobs=tuple(
+        PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.001, 250.003]),), release=0.007 * j) for j in range(4)))
+    with pytest.raises(AlgorithmError, match="binary variables .* more than the limit of 1,000,000"):
+        run("mip", inst, params={"preemptive": preemptive, "time_limit": 3.0})
