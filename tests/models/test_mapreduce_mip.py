@@ -101,3 +101,15 @@ def test_model_size_and_unit_task_counts():
     assert mip_size(m)["variables"] == len(m.mp) + len(m.ru) + len(m.red) + len(m.z) + len(m.u)
     non = build_mapreduce_mip(inst, preemptive=False, upper_bound=4)
     assert len(non.red) == 1  # the 3-unit task can only start in slot 1
+
+
+def test_a_model_past_the_size_limit_is_refused_before_building():
+    # 103 jobs over 500 slots: about 10^6 variables, which took 272 s to build and then more memory
+    # than a 24 GiB machine had; the builder must refuse it at once.
+    from schedrelax.errors import AlgorithmError
+    from schedrelax.instances.generate import asrpt
+    from schedrelax.models.mapreduce_mip import MAX_VARIABLES, build_mapreduce_mip
+
+    inst = asrpt(0, slots=500, rate=0.2)
+    with pytest.raises(AlgorithmError, match=f"more than the limit of {MAX_VARIABLES:,}"):
+        build_mapreduce_mip(inst, preemptive=True)
