@@ -50,10 +50,12 @@ import pyomo.environ as pyo
 from pyomo.common.gc_manager import PauseGC
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
+from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MalleableInstance
 from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
 
 __all__ = [
+    "SUPPLY_TOL",
     "FlowNetwork",
     "FlowSolution",
     "build_flowflex_lp",
@@ -190,38 +192,48 @@ def build_flowflex_lp(instance: MalleableInstance, *, intervals: str = "geometri
                       network: FlowNetwork | None = None) -> pyo.ConcreteModel:
     """The min-cost-flow relaxation of paper 000 §2.3.2 (Figure 3) as a Pyomo LP.
 
-    Variables: ``x[e]`` the flow on E_2 arc e, ``z[ℓ]`` on E_3 arc b_ℓ -> sink (at most its
-    capacity), ``y[ℓ]`` on E_4 arc b_{ℓ+1} -> b_ℓ. Rows: ``supply[j]``: Σ_e x[e] over the arcs
-    of a_j = V_j; ``balance[ℓ]``: inflow = outflow at b_ℓ. The objective is the network's cost,
-    in the instance's own cost units; ``model.network`` holds the :class:`FlowNetwork` (pass
-    *network* to reuse one; the other parameters then do not matter).
+    Variables: ``x[e]`` the *fraction* of chain j's volume V_j sent on E_2 arc e (a_j -> b_ℓ;
+    the flow is V_j·x[e]), ``z[ℓ]`` the flow on E_3 arc b_ℓ -> sink (at most its capacity) and
+    ``y[ℓ]`` on E_4 arc b_{ℓ+1} -> b_ℓ, both in units of ``model.flow_unit`` = Σ_j V_j. Rows:
+    ``supply[j]``: Σ_e x[e] over the arcs of a_j = 1; ``balance[ℓ]``: inflow = outflow at b_ℓ,
+    in units of ``flow_unit``. The objective is the network's cost, in the instance's own cost
+    units (arc e costs V_j·``arc_cost[e]`` per unit of x[e]); ``model.network`` holds the
+    :class:`FlowNetwork` (pass *network* to reuse one; the other parameters then do not matter).
+
+    Why fractions: a solver meets each row to an absolute tolerance (HiGHS: 1e-7). Written in
+    raw volumes, the supply row of a chain of 1e-9 work is met by routing nothing at all; as
+    fractions every chain's row is O(1) whatever its size, so each chain's flow is resolved to
+    the tolerance relative to its own volume (:func:`flowflex_lp_solution` checks it).
     """
     net = network if network is not None else flow_network(
         instance, intervals=intervals, epsilon=epsilon, unit=unit, merge=merge, chains=chains)
     m = pyo.ConcreteModel(name="flowflex min-cost flow")
     A, R = net.n_arcs, net.n_intervals
+    unit_of_flow = float(net.volume.sum())
+    capacity = (net.capacity / unit_of_flow).tolist()
     with PauseGC():
         m.x = pyo.Var(range(A), domain=pyo.NonNegativeReals)
-        m.z = pyo.Var(range(R), domain=pyo.NonNegativeReals, bounds=lambda _, ell: (0.0, float(net.capacity[ell])))
+        m.z = pyo.Var(range(R), domain=pyo.NonNegativeReals, bounds=lambda _, ell: (0.0, capacity[ell]))
         m.y = pyo.Var(range(R - 1), domain=pyo.NonNegativeReals)
     x = [m.x[e] for e in range(A)]
     z = [m.z[ell] for ell in range(R)]
     y = [m.y[ell] for ell in range(R - 1)]
 
     cut = np.searchsorted(net.arc_chain, np.arange(net.n_chains + 1)).tolist()
-    volume = net.volume.tolist()
+    # Each arc's share of its chain's volume, in flow units, in the balance rows.
+    share = (net.volume[net.arc_chain] / unit_of_flow).tolist()
 
-    # Rows are LinearExpressions over the variables themselves (coefficient 1) and monomials
-    # (coefficient -1): Pyomo then skips building and walking a general expression per term.
+    # Rows are LinearExpressions over the variables themselves (coefficient 1) and monomials:
+    # Pyomo then skips building and walking a general expression per term.
     def supply(_, j):
-        return LinearExpression(x[cut[j]:cut[j + 1]]) == volume[j]
+        return LinearExpression(x[cut[j]:cut[j + 1]]) == 1.0
 
     by_interval = np.argsort(net.arc_interval, kind="stable")
     icut = np.searchsorted(net.arc_interval[by_interval], np.arange(R + 1)).tolist()
     into = by_interval.tolist()
 
     def balance(_, ell):
-        terms = [x[e] for e in into[icut[ell]:icut[ell + 1]]]
+        terms = [MonomialTermExpression((share[e], x[e])) for e in into[icut[ell]:icut[ell + 1]]]
         if ell + 1 < R:  # E_4 from b_{ℓ+1}
             terms.append(y[ell])
         if ell > 0:  # E_4 to b_{ℓ-1}
@@ -234,17 +246,41 @@ def build_flowflex_lp(instance: MalleableInstance, *, intervals: str = "geometri
     with PauseGC():
         m.supply = pyo.Constraint(range(net.n_chains), rule=supply)
         m.balance = pyo.Constraint(range(R), rule=balance)
-        m.cost = pyo.Objective(expr=LinearExpression(constant=0, linear_coefs=net.arc_cost.tolist(),
-                                                     linear_vars=x))
+        m.cost = pyo.Objective(expr=LinearExpression(
+            constant=0, linear_coefs=(net.arc_cost * net.volume[net.arc_chain]).tolist(), linear_vars=x))
     m.network = net
+    m.flow_unit = unit_of_flow
     return m
 
 
+SUPPLY_TOL = 1e-6
+"""How far a solved chain's fractions may add up from 1 (solver tolerance, relative to V_j)."""
+
+
 def flowflex_lp_solution(model: pyo.ConcreteModel) -> FlowSolution:
-    """The flow on every E_2 arc after a solve of :func:`build_flowflex_lp`'s model."""
+    """The flow on every E_2 arc after a solve of :func:`build_flowflex_lp`'s model.
+
+    Each chain's fractions are what the solver returned, made >= 0 and scaled to add up to
+    exactly 1 (they do up to the solver's tolerance), so every chain routes exactly V_j. A chain
+    whose fractions miss 1 by more than :data:`SUPPLY_TOL` raises NoOptimalSolutionError naming
+    it: the solve did not deliver a flow of the network.
+    """
     net: FlowNetwork = model.network
-    flow = np.fromiter((v.value or 0.0 for v in model.x.values()), dtype=float, count=net.n_arcs)
-    return FlowSolution(net, np.maximum(flow, 0.0), float(net.arc_cost @ np.maximum(flow, 0.0)))
+    frac = np.fromiter((v.value or 0.0 for v in model.x.values()), dtype=float, count=net.n_arcs)
+    return _routed(net, np.maximum(frac, 0.0), "the LP solution")
+
+
+def _routed(net: FlowNetwork, frac: np.ndarray, source: str) -> FlowSolution:
+    """The flow V_j·frac[e] / Σ_{e of j} frac[e] after checking each chain's fractions add up to 1."""
+    total = np.bincount(net.arc_chain, weights=frac, minlength=net.n_chains)
+    off = np.flatnonzero(~(np.abs(total - 1.0) <= SUPPLY_TOL))
+    if len(off):
+        j = int(off[0])
+        raise NoOptimalSolutionError(
+            f"flowflex flow network: {source} routes {total[j] * net.volume[j]!r} of chain {j}'s volume "
+            f"{net.volume[j]!r} (a share of {total[j]!r}, more than {SUPPLY_TOL:g} from 1)")
+    flow = frac / total[net.arc_chain] * net.volume[net.arc_chain]
+    return FlowSolution(net, flow, float(net.arc_cost @ flow))
 
 
 def solve_network_simplex(network: FlowNetwork, *, digits: int = 12) -> FlowSolution:
@@ -252,16 +288,21 @@ def solve_network_simplex(network: FlowNetwork, *, digits: int = 12) -> FlowSolu
 
     Node a_j supplies V_j, the sink demands Σ V_j; E_2 and E_4 arcs are uncapacitated. Network
     simplex cycles on floating-point data (networkx says so, and it does here), so supplies,
-    capacities and costs are scaled to whole numbers of about ``digits`` digits first: the flow
-    returned is optimal for the rounded data, and its cost, in the true costs, is within about
-    10^-digits (relative) of the LP optimum. Every chain has an arc to the last interval and E_4
-    arcs reach every earlier one, so the network is feasible iff the capacities add up to the
-    demand; the last capacity absorbs the rounding that could break that.
+    capacities and costs are scaled to whole numbers first (Python integers, of any size): the
+    smallest volume and the smallest non-zero arc cost get about ``digits`` digits each, so every
+    chain's supply and every arc's cost is resolved to about 10^-digits of itself, however far
+    apart the sizes are (a chain of 1e-9 work beside one of 1e4). The flow returned is optimal
+    for the rounded data; its cost, in the true costs, is within about 10^-digits (relative) of
+    the LP optimum. Every chain has an arc to the last interval and E_4 arcs reach every earlier
+    one, so the network is feasible iff the capacities add up to the demand; the last capacity
+    absorbs the rounding that could break that.
     """
     volume, capacity, cost = network.volume, network.capacity, network.arc_cost
-    flow_scale = 10.0 ** digits / max(float(capacity.sum()), float(volume.sum()))
-    top = float(np.abs(cost).max(initial=0.0))
-    cost_scale = 10.0 ** digits / top if top > 0 else 1.0
+    flow_scale = 10.0 ** digits / float(volume.min())
+    magnitude = np.abs(cost)
+    positive = magnitude[magnitude > 0]
+    # The cap keeps the largest scaled cost a finite float (costs 300 decades apart).
+    cost_scale = min(10.0 ** digits / float(positive.min()), 1e300 / float(positive.max())) if len(positive) else 1.0
     supply = [int(v) for v in np.rint(volume * flow_scale)]
     cap = [int(c) for c in np.floor(capacity * flow_scale)]
     cap[-1] = max(cap[-1], sum(supply) - sum(cap[:-1]))
@@ -275,6 +316,7 @@ def solve_network_simplex(network: FlowNetwork, *, digits: int = 12) -> FlowSolu
     arcs = list(zip(network.arc_chain.tolist(), network.arc_interval.tolist()))
     G.add_edges_from((("a", j), ("b", ell), {"weight": w}) for (j, ell), w in zip(arcs, weight))
     _, flow_dict = nx.network_simplex(G)
-    flow = np.fromiter((flow_dict[("a", j)][("b", ell)] for j, ell in arcs), dtype=float, count=len(arcs))
-    flow /= flow_scale
-    return FlowSolution(network, flow, float(cost @ flow))
+    units = [flow_dict[("a", j)][("b", ell)] for j, ell in arcs]
+    # Each chain's share of its own whole-number supply, exactly (the units can exceed 2^53).
+    frac = np.array([u / supply[j] for u, (j, _) in zip(units, arcs)], dtype=float)
+    return _routed(network, frac, "network simplex")

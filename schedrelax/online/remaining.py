@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from schedrelax.errors import AlgorithmError
 from schedrelax.instances import (
     Flow,
     Instance,
@@ -48,11 +49,14 @@ from schedrelax.instances import (
 )
 from schedrelax.instances.costs import CostFunction
 from schedrelax.schedulers.related_list import topological_order
-from schedrelax.schedules import Schedule
+from schedrelax.schedules import ULPS, Schedule
 
 DONE_TOL = 1e-9
-"""Relative remaining work below which a job or task counts as finished (solver and float
-round-off of the plans; the verifier's own tolerance is 1e-6)."""
+"""Remaining work, relative to the job's (or task's) own size, below which it counts as
+finished (solver and float round-off of the plans; the verifier's own tolerance is 1e-6,
+relative to the work too), plus for a malleable job the round-off of its pieces' time stamps
+(:data:`schedrelax.schedules.ULPS` ulps each, as the verifier). Never relative to max(1, size):
+a job of 1e-9 work has not been done because less than 1e-9 of it is left before it ran."""
 
 
 @dataclass(frozen=True)
@@ -105,9 +109,24 @@ class Remaining:
         start, end = s.start + self.origin, s.end + self.origin
         # A piece a few ulps long on the sub-instance's clock can round to zero length on the
         # original one, where it does no work at all: it is left out, not kept as an empty piece.
+        # A job whose whole plan vanishes so is too short for the clock it runs on: say so.
         k = end > start
+        lost = np.setdiff1d(job, job[k])
+        if len(lost):
+            j = int(lost[0])
+            at = float(start[job == j].min())
+            raise AlgorithmError(
+                f"online re-planning: job {j} (planned work {self._work_left(s, j, original):.6g}) is "
+                f"planned at time {at:.17g} of the original clock, where its pieces are shorter than "
+                f"the floating-point spacing {np.spacing(at):.3g} and vanish: the plan cannot be followed")
         return Schedule(job[k], task[k], s.machine[k], start[k], end[k], s.rate[k],
                         promises=s.promises, meta=dict(s.meta))
+
+    def _work_left(self, s: Schedule, job: int, original: Instance) -> float:
+        """What the plan *s* does of original job *job* (in the sub-instance's own units)."""
+        mine = (self.job_map[s.job] if self.task_map is None else
+                original.task_job[self.task_map[self.instance.job_offset[s.job] + s.task]]) == job
+        return float(np.sum(s.rate[mine] * (s.end[mine] - s.start[mine])))
 
 
 def job_release(instance: Instance) -> np.ndarray:
@@ -135,8 +154,13 @@ def _arrived(release: np.ndarray, now: float) -> np.ndarray:
 
 def _malleable(inst: MalleableInstance, done: Committed, now: float) -> Remaining | None:
     work = np.bincount(done.job, weights=done.rate * (done.end - done.start), minlength=inst.n_jobs)
+    # Work measured from time stamps carries their round-off, a few ulps of the clock per piece
+    # (what the verifier allows too): a job of 2e-9 done at t = 1 may be 1e-7 of itself short.
+    slack = np.bincount(done.job, weights=done.rate * ULPS * np.spacing(np.maximum(np.abs(done.start),
+                                                                                    np.abs(done.end))),
+                        minlength=inst.n_jobs)
     left = inst.size - work
-    open_job = left > DONE_TOL * np.maximum(1.0, inst.size)
+    open_job = left > DONE_TOL * inst.size + slack
     arrived = _arrived(inst.flow_release, now)
     has_open = np.add.reduceat(open_job, inst.flow_offset[:-1]) > 0
     planned = np.flatnonzero(arrived & has_open).tolist()

@@ -50,7 +50,11 @@ from schedrelax.models.flowflex_lp import (
 )
 from schedrelax.rounding.alpha_points import alpha_point_fraction, alpha_point_index
 from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
-from schedrelax.schedulers.greedy_deadline import PseudoJobSchedule, greedy_deadline
+from schedrelax.schedulers.greedy_deadline import (
+    PseudoJobSchedule,
+    _with_slack,
+    greedy_deadline,
+)
 from schedrelax.schedulers.mcnaughton import mcnaughton
 from schedrelax.solvers import solve
 
@@ -80,7 +84,8 @@ measured on 2 cores, 10.7k arcs x 94 intervals (200 chains, ε = 0.1) 0.15 s; 34
 (2,000 chains, 0.1) 2.6-5 s; the paper's ε = 1/m gives 30M arcs at m = 2,000."""
 
 _MET = 1e-9
-"""Relative slack with which a unit-speed completion still meets its deadline (round-off)."""
+"""Slack, relative to the deadline (never an absolute floor: deadlines of 1e-9 are real), with
+which a completion still meets it (round-off)."""
 
 IMPROVED_RHO = 1.0 + 1.0 / math.sqrt(2.0)
 """ρ of §3's improved variant: speed (2ρ² − ρ)/(ρ − 1) = 3 + 2√2 ≈ 5.83."""
@@ -372,7 +377,7 @@ def minimax_search(instance: MalleableInstance, chains: Chains, *, epsilon: floa
         plan = greedy_deadline(chains, d, tiebreak=longest_first)
         if certified:
             return plan if plan.feasible else None
-        met = plan.completion <= slack * d + _MET * np.maximum(1.0, np.abs(d))
+        met = plan.completion <= _with_slack(slack * d, _MET)
         return plan if met.all() else None
 
     cp = float(flow_costs(instance, lower).max())

@@ -149,12 +149,14 @@ def flow_chains(instance: MalleableInstance) -> Chains:
         local = edges_all[edge_order[edge_cut[f]:edge_cut[f + 1]]] - lo
         b = pseudo_schedule(s, d, local)
         e = b + s / d
-        collapsed = np.flatnonzero(e <= b)
+        # The chain runs from its release on: the duration must survive there too.
+        r = float(instance.flow_release[f])
+        collapsed = np.flatnonzero((e <= b) | (r + e <= r + b))
         if len(collapsed):
             i = int(collapsed[0])
             raise AlgorithmError(
                 f"flow {f}, job {i}: its pseudo-schedule duration size/max_processors = {s[i] / d[i]:.6g} "
-                f"vanishes in floating point at its earliest start {b[i]:.17g}; the pseudo-schedule "
+                f"vanishes in floating point at its earliest start {r + b[i]:.17g}; the pseudo-schedule "
                 f"(paper 000 §2.2) cannot represent it")
         events, bi, ei = _merged_events(b, e)
         h = len(events) - 1

@@ -35,8 +35,10 @@ rounding). Relative to the pseudo-job, not to the clock: the extra area it is gi
 round-off of its own size, however small it is and however late it runs."""
 
 _TEST_SLACK = 1e-9
-"""C(τ^j) must exceed 2·d_j by more than this relative amount for the infeasibility test to fire:
-the test certifies infeasibility, so rounding must not make it fire."""
+"""C(τ^j) must exceed 2·d_j by more than this fraction of |d_j| for the infeasibility test to
+fire: the test certifies infeasibility, so rounding must not make it fire. Relative to the
+deadline alone (round-off is relative to the times compared): an absolute floor would let a
+chain due at 1e-9 finish at 3e-9 and pass."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,7 +139,7 @@ def greedy_deadline(chains: Chains, deadlines: np.ndarray, *, speed: float = 1.0
                 if area <= _TIE * size[g] / speed:
                     break
         completion[j] = t
-    late = completion > 2.0 * deadlines + _TEST_SLACK * np.maximum(1.0, np.abs(deadlines))
+    late = completion > _with_slack(2.0 * deadlines, _TEST_SLACK)
     # Pieces were made chain by chain in deadline order; regroup them by pseudo-job.
     job = np.asarray(out_job, dtype=np.int64)
     by_job = np.argsort(job, kind="stable")
@@ -165,3 +167,12 @@ def _emit(job: list, start: list, end: list, procs: list, g: int, a: float, b: f
         start.append(a)
         end.append(b)
         procs.append(use)
+
+
+def _with_slack(bound: np.ndarray, slack: float) -> np.ndarray:
+    """bound + slack·|bound| where finite; ±inf as they are (inf − inf would be NaN, and a chain
+    due at −inf must fail the test)."""
+    out = np.array(bound, dtype=float)
+    finite = np.isfinite(out)
+    out[finite] += slack * np.abs(out[finite])
+    return out

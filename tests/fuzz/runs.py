@@ -280,24 +280,14 @@ def check_instance(instance: Instance, rng: random.Random, online_sample: int = 
 # ------------------------------------------------------------------------------ the known bugs
 
 KNOWN_BUGS: dict[str, str] = {
-    "flowflex-tiny-job": "known bug (1): flowflex* infeasible when one job is tiny beside the others",
 }
 """Short key -> reason (the xfail reasons name the bug). Issue 13's other bugs are fixed; their
 regression tests are plain tests, and a failure of their kind fails the properties."""
 
 
 def known_bug(o: Outcome) -> str | None:
-    """The KNOWN_BUGS key a failure matches, by a narrow signature, else None."""
-    if not o.failed:
-        return None
-    inst = from_dict(o.instance)
-    fam, name = o.family, o.algorithm
-    inner = name.split(":")[-1]
-    if fam == "malleable" and inner.startswith("flowflex") and \
-            o.kind in ("infeasible", "crash:RuntimeError", "crash:ValueError"):
-        sizes = inst.size
-        if len(sizes) >= 2 and sizes.min() * 100 <= sizes.max():
-            return "flowflex-tiny-job"
+    """The KNOWN_BUGS key a failure matches, by a narrow signature, else None. No bug is known
+    now: a new entry of KNOWN_BUGS comes with its signature here."""
     return None
 
 

@@ -45,7 +45,7 @@ from schedrelax.instances import (
 from schedrelax.instances.base import from_dict
 from schedrelax.schedules import Schedule
 from tests.fuzz import runs
-from tests.fuzz.runs import KNOWN_BUGS, check_instance, check_run, known_bug, run_plan
+from tests.fuzz.runs import check_instance, check_run, known_bug, run_plan
 from tests.strategies import FUZZ_STRATEGIES
 
 FAST_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
@@ -280,21 +280,33 @@ def test_malleable_mip_reads_back_all_the_work_of_a_small_job():
     assert o.result.objective == pytest.approx(1.1 / 3 / 0.18, rel=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason=KNOWN_BUGS["flowflex-tiny-job"])
 def test_known_flowflex_takes_a_tiny_job_beside_a_big_one():
-    # Still failing on the working tree: an untyped ValueError from rounding/alpha_points.py ("its
-    # amounts add up to less than alpha = 0.5 of its volume 1e-09"), not an infeasible schedule.
+    # Known bug (1), fixed: an untyped ValueError from rounding/alpha_points.py ("its amounts add
+    # up to less than alpha = 0.5 of its volume 1e-09"). The flow LP wrote each chain's supply row
+    # in raw volume, which HiGHS meets to 1e-7 absolute: it routed nothing of the 1e-9 chain. It
+    # now routes each chain's fraction of its own volume (models/flowflex_lp.py).
     inst = MalleableInstance(processors=1, flows=(Flow([1.0, 1e-9], [1, 1]), Flow([1e-9], [1])))
-    _assert_ok("flowflex", inst)
+    for method in ("lp", "network-simplex"):
+        _assert_ok("flowflex", inst, {"method": method})
+    for name in ("flowflex-minimax", "flowflex-knapsack", "flowflex-universal"):
+        _assert_ok(name, inst)
+    # Sum of flow completion times, by hand: one processor does all 1 + 2e-9 of work, so the flow
+    # finishing last ends at 1 + 2e-9; flow 0 cannot end before its own work 1 + 1e-9, flow 1
+    # before 1e-9. Flow 0 last: >= (1 + 2e-9) + 1e-9; flow 1 last: >= (1 + 2e-9) + (1 + 1e-9).
+    # OPT = 1 + 3e-9 (flow 1 first). The schedule cannot beat it; the bound cannot pass it.
+    opt = 1 + 3e-9
+    for method in ("lp", "network-simplex"):
+        res = check_run("flowflex", inst, params={"method": method}).result
+        assert res.objective >= opt * (1 - 1e-12)
+        assert res.lower_bound <= opt * (1 + 1e-12)
 
 
-# NEW failures on the working tree, not among the known bugs: left failing for their owners.
+# NEW failures found by the fuzzing, fixed on the working tree: plain regression tests.
 
 def test_flowflex_takes_a_single_tiny_job():
-    # flowflex (α-points) raises an untyped ValueError from rounding/alpha_points.py ("its amounts
+    # flowflex (α-points) raised an untyped ValueError from rounding/alpha_points.py ("its amounts
     # add up to less than alpha = 0.5 of its volume 1.47e-09"): the LP's amounts for a job of
-    # size 1.47e-9 fall below the solver's tolerance. One job alone, so not "tiny beside the
-    # others" (known bug 1), though likely the same root. The knapsack pipelines inherit it online.
+    # size 1.47e-9 fell below the solver's tolerance (same root as known bug 1).
     inst = from_dict({"family": "malleable", "schema_version": 1, "processors": 1, "objective": "minimax", "flows": [
         {"sizes": [1.47e-09], "max_processors": [1], "cost": {"kind": "tardiness", "deadline": 1.0, "weight": 16.6}}]})
     for name in ("flowflex", "flowflex-minimax", "flowflex-knapsack", "flowflex-universal"):
@@ -304,13 +316,18 @@ def test_flowflex_takes_a_single_tiny_job():
 
 
 def test_online_runs_a_job_smaller_than_the_done_tolerance():
-    # online:* drops a job of size 1e-9 as "finished" before it ever ran: "job 0: has no pieces in
-    # the schedule" (online/remaining.py's DONE_TOL is relative to max(1, size)).
+    # online:* dropped a job of size 1e-9 as "finished" before it ever ran: "job 0: has no pieces
+    # in the schedule" (online/remaining.py's DONE_TOL was relative to max(1, size); now to the
+    # size). With the bound, the online lower bound crashed first in flowflex's LP.
     inst = from_dict({"family": "malleable", "schema_version": 1, "processors": 1, "objective": "minimax", "flows": [
         {"sizes": [1e-09], "max_processors": [1], "cost": {"kind": "stretch", "work": 1.0}}]})
-    for inner in ("fifo", "flex-rap"):
+    for inner in ("fifo", "flex-rap", "exhaustive"):
         for replan_on in ("arrivals", "events"):
-            _assert_ok(f"online:{inner}", inst, {"replan_on": replan_on})
+            for bound in (False, True):
+                _assert_ok(f"online:{inner}", inst, {"replan_on": replan_on, "bound": bound})
+                # alone on its processor from 0: C = 1e-9, stretch C / work = 1e-9 / 1.0
+                o = check_run(f"online:{inner}", inst, params={"replan_on": replan_on, "bound": bound})
+                assert o.result.objective == pytest.approx(1e-9, rel=1e-9)
 
 
 def test_malleable_mip_does_not_overwork_a_small_job_with_minima():

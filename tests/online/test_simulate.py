@@ -248,3 +248,31 @@ def test_unknown_or_unsupported_online_names():
 
 def test_online_names_are_not_listed():
     assert not any(s.name.startswith("online:") for s in algorithms.available())
+
+
+# ------------------------------------------------------------------------------------------
+# job sizes far below 1 (issue 13)
+# ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("replan_on", ["arrivals", "events"])
+def test_a_tiny_job_arriving_late_is_run_not_dropped(replan_on):
+    # Flow 0 (1 work) at 0, flow 1 (2e-9 work) at 0.5, P = 1, completion costs. The "done"
+    # tolerance was 1e-9 of max(1, size): at 0.5 flow 1 counted as finished before it ran.
+    # FIFO by hand: flow 0 on [0, 1]; flow 1 arrives at 0.5, waits, runs [1, 1 + 2e-9]: cost
+    # 1 + (1 + 2e-9) = 2 + 2e-9.
+    inst = MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([2e-9], [1], release=0.5)))
+    res = algorithms.run("online:fifo", inst, params={"replan_on": replan_on, "bound": False})  # verifies
+    assert res.objective == pytest.approx(2 + 2e-9, rel=1e-12)
+    mine = res.schedule.job == 1
+    assert float(np.sum(res.schedule.rate[mine] * (res.schedule.end[mine] - res.schedule.start[mine]))) == \
+        pytest.approx(2e-9, rel=1e-6)
+
+
+def test_a_job_too_short_for_its_clock_is_a_typed_error():
+    # 1e-12 work released at 1e6: the spacing of doubles at 1e6 is 1.16e-10, so the plan's piece
+    # [0, 1e-12] on the sub-instance's clock is [1e6, 1e6] on the original one. The simulator
+    # said nothing and run's verify then rejected the schedule ("work done is 0"); it must name
+    # the job instead.
+    inst = MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([1e-12], [1], release=1e6)))
+    with pytest.raises(AlgorithmError, match=r"job 1 .*1e-12.* time 1000000"):
+        simulate(inst, "fifo", bound=False)

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schedrelax import algorithms
+from schedrelax.errors import InfeasibleScheduleError, SchedrelaxError
 from schedrelax.instances import Flow, MalleableInstance, costs
 from schedrelax.instances.costs import aggregate
 from schedrelax.models.flowflex_lp import flow_network
@@ -281,3 +282,79 @@ def test_issue_13_tiny_job_beside_large_ones_every_pipeline(name):
 
     res = algorithms.run(name, _TINY_BESIDE_LARGE)
     assert exact_problems(_TINY_BESIDE_LARGE, res.schedule) == []
+
+
+_SIZE_EXPONENTS = list(range(-9, 5))
+
+
+@st.composite
+def _tiny_and_big(draw):
+    """One processor count, 1..3 flows of 1..3 jobs whose sizes are m·10^e, e in -9..4 (a job of
+    1e-9 alone, beside one of 1e4, or in a chain with it), DAG edges, every cost kind, both
+    objectives, all released at 0 (a release of 1e4 would put a 1e-9 job's start and end a
+    few ulps apart: a float limit of the instance, not of these pipelines)."""
+    from tests.strategies import dag_edges, fuzz_cost
+
+    P = draw(st.integers(1, 4))
+    flows = []
+    for _ in range(draw(st.integers(1, 3))):
+        n = draw(st.integers(1, 3))
+        sizes = [draw(st.integers(10, 99)) / 10 * 10.0 ** draw(st.sampled_from(_SIZE_EXPONENTS)) for _ in range(n)]
+        maxima = draw(st.lists(st.integers(1, P), min_size=n, max_size=n))
+        kind = draw(st.sampled_from(["completion", "stretch", "tardy", "tardiness", "lateness", "sla", "power"]))
+        cost = draw(fuzz_cost(kind, float(sum(sizes)), draw(st.sampled_from([1e-9, 1.0, 1e4]))))
+        flows.append(Flow(sizes=sizes, max_processors=maxima, edges=draw(dag_edges(n)), cost=cost))
+    return MalleableInstance(processors=P, flows=tuple(flows), objective=draw(st.sampled_from(["minisum", "minimax"])))
+
+
+@settings(max_examples=25, deadline=None)
+@given(_tiny_and_big())
+def test_jobs_from_1e_minus_9_to_1e4_get_verified_schedules(inst):
+    # Issue 13 (known bug 1 and its siblings): sizes the flow LP's absolute tolerance (1e-7) and
+    # the online layer's "done" tolerance could not see. run() verifies every schedule; each
+    # pipeline must return one, with its lower bound at most its cost (relative 1e-6, the
+    # verifier's tolerance), or refuse with a typed error that says why — never a crash, never
+    # an infeasible schedule.
+    for name, params in [*((n, {}) for n in FLOWFLEX), ("flowflex", {"method": "network-simplex"}),
+                         ("online:fifo", {})]:
+        try:
+            r = algorithms.run(name, inst, params=params)
+        except SchedrelaxError as err:
+            assert not isinstance(err, InfeasibleScheduleError), f"{name}: {err}"
+            assert str(err), name
+            continue
+        assert r.lower_bound is not None and math.isfinite(r.lower_bound), name
+        assert r.lower_bound <= r.objective + _tol(r.objective), (name, r.lower_bound, r.objective)
+
+
+def test_flow_lp_routes_every_chain_of_a_tiny_job_beside_a_big_one():
+    # A chain of 1e-9 work beside one of 1e4 on one processor: each chain's flow must add up to
+    # its own volume (to 1e-9 of it), which no absolute tolerance of 1e-7 could deliver for the
+    # small one. Unit completion costs: chain 0 (1e4) can end no earlier than 1e4, chain 1
+    # (1e-9) no earlier than 1e-9; both meet their critical path only if chain 1 goes first, so
+    # the LP value is at most 1e4 + 1e-9 (that schedule's cost) and, since each chain pays at
+    # least w(L_j) per unit, at least 1e4 + 1e-9 too.
+    inst = MalleableInstance(processors=1, flows=(Flow([1e4], [1]), Flow([1e-9], [1])))
+    chains = flow_chains(inst)
+    for method in ("lp", "network-simplex"):
+        sol, _ = solve_flow_lp(inst, chains, method=method)
+        routed = np.bincount(sol.network.arc_chain, weights=sol.flow, minlength=2)
+        assert routed == pytest.approx([1e4, 1e-9], rel=1e-9)
+        assert sol.objective == pytest.approx(1e4 + 1e-9, rel=1e-12)
+        deadline, _ = flowflex_deadlines(sol, 0.5)
+        # the tiny chain's α-point deadline is at its critical path L = 1e-9, far before 1e4
+        assert deadline[1] == pytest.approx(1e-9, rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-9])
+def test_theorem_6_test_fires_at_every_scale(scale):
+    # Three one-processor jobs of work s on P = 1, every deadline s: Algorithm 1 completes them at
+    # s, 2s, 3s, and 3s > 2s, so Theorem 6's test must flag chain 2 (indeed no schedule finishes
+    # 3s of work by s). An absolute slack of 1e-9 hid it at s = 1e-9 (3e-9 <= 2e-9 + 1e-9).
+    inst = MalleableInstance(processors=1, flows=tuple(Flow([scale], [1]) for _ in range(3)))
+    plan = greedy_deadline(flow_chains(inst), np.full(3, scale))
+    assert plan.completion.tolist() == pytest.approx([scale, 2 * scale, 3 * scale], rel=1e-12)
+    assert plan.infeasible.tolist() == [2]
+    # a chain due at -inf fails the test, one due at +inf never does
+    plan = greedy_deadline(flow_chains(inst), np.array([-np.inf, np.inf, scale]))
+    assert plan.infeasible.tolist() == [0]
