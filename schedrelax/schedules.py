@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrelax._files import read_json
 from schedrelax.errors import InfeasibleScheduleError, ScheduleError
 from schedrelax.instances import (
     Instance,
@@ -205,23 +206,7 @@ class Schedule:
         """Read a schedule written by :meth:`save`; any unreadable or malformed file raises
         :class:`ScheduleError` whose message starts with the path."""
         path = Path(path)
-        try:
-            text = path.read_text()
-        except FileNotFoundError as exc:
-            raise ScheduleError(f"{path}: no such schedule file") from exc
-        except IsADirectoryError as exc:
-            raise ScheduleError(f"{path}: is a directory, not a schedule file") from exc
-        except (OSError, UnicodeDecodeError) as exc:
-            raise ScheduleError(f"{path}: cannot read the schedule file ({exc})") from exc
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ScheduleError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno})") from exc
-        except RecursionError:
-            # json recurses once per nesting level; a schedule is two levels deep.
-            raise ScheduleError(f"{path}: not a schedule file (JSON nested too deeply)") from None
-        except ValueError as exc:  # e.g. an integer literal beyond Python's digit limit
-            raise ScheduleError(f"{path}: not a readable JSON file ({exc})") from exc
+        data = read_json(path, "schedule", ScheduleError, max_depth=3)
         try:
             return cls.from_dict(data)
         except ScheduleError as exc:

@@ -929,7 +929,7 @@ def _write(tmp_path, text, name="s.json"):
 
 def test_deeply_nested_json_is_a_schedule_error(tmp_path):
     path = _write(tmp_path, '{"job": ' + "[" * 5000 + "]" * 5000 + "}")
-    with pytest.raises(ScheduleError, match=re.escape(f"{path}: not a schedule file (JSON nested too deeply)")):
+    with pytest.raises(ScheduleError, match=re.escape(f"{path}: the document is nested too deeply for the JSON reader")):
         Schedule.load(path)
 
 

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
+from schedrelax._files import read_json
 from schedrelax.errors import InstanceError
 
 SCHEMA_VERSION = 1
@@ -116,23 +117,7 @@ def load(path: str | Path) -> Instance:
     schema version, unknown fields and every rule of the family.
     """
     path = Path(path)
-    try:
-        text = path.read_text()
-    except FileNotFoundError as exc:
-        raise InstanceError(f"{path}: no such instance file") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InstanceError(f"{path}: cannot read the instance file ({exc})") from exc
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise InstanceError(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
-    except ValueError as exc:
-        # Python's JSON reader refuses integers of more than 4300 digits with a plain ValueError.
-        raise InstanceError(f"{path}: not a usable JSON file ({exc})") from None
-    except RecursionError:
-        # Python's JSON reader recurses once per level of nesting.
-        raise InstanceError(f"{path}: the document is nested too deeply for the JSON reader "
-                            f"(an instance needs at most {MAX_DEPTH} levels)") from None
+    data = read_json(path, "instance", InstanceError, max_depth=MAX_DEPTH)
     try:
         return from_dict(data, source=str(path))
     except InstanceError as exc:

@@ -476,7 +476,7 @@ def test_missing_file(tmp_path):
 
 
 def test_a_directory_is_not_an_instance_file(tmp_path):
-    with pytest.raises(InstanceError, match=re.escape(f"{tmp_path}: cannot read the instance file")):
+    with pytest.raises(InstanceError, match=re.escape(f"{tmp_path}: is a directory, not an instance file")):
         load(tmp_path)
 
 
