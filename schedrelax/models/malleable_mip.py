@@ -50,7 +50,6 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.util import quicksum
 
-from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import (
     CompletionCost,
@@ -123,6 +122,11 @@ def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, hor
     m.F = pyo.RangeSet(0, F - 1)
     m.horizon = pyo.Param(initialize=H)
     m.minima = pyo.Param(initialize=bool(minima), within=pyo.Boolean)
+    # The data the solution is read back with (:func:`malleable_mip_solution`): which release each
+    # job waits for, and the DAG edges (predecessor, job).
+    m.release_time = pyo.Param(m.R, initialize=dict(enumerate(releases)))
+    m.waits_for = pyo.Set(dimen=2, initialize=[(j, job_release[j]) for j in range(n) if job_release[j] is not None])
+    m.precedes = pyo.Set(dimen=2, initialize=[(p, j) for j in range(n) for p in preds[j]])
 
     m.t = pyo.Var(m.K0, bounds=(0.0, H))
     m.t[0].fix(0.0)
@@ -252,46 +256,49 @@ def add_power_tangents(model: pyo.ConcreteModel, instance: MalleableInstance, co
 
 @dataclass(frozen=True, eq=False)
 class MalleableMIPSolution:
-    """A solved :func:`build_malleable_mip` read back: event ``times`` t_0..t_K, ``work[k-1, j]``
-    done by job j in interval k, ``ready[k-1, j]`` (job j ready and unfinished in interval k),
-    each job's completion event (1..K), each flow's completion time C[f] and the objective."""
+    """A solved :func:`build_malleable_mip` model read back: event ``times`` t_0..t_K, ``work[k-1, j]``
+    done by job j in interval k, ``ready[k-1, j]`` (job j released, its predecessors complete and
+    itself not, in interval k: where it may run), ``not_before[k-1]`` (the latest release interval
+    k is after: it may not start earlier), each job's completion event (1..K), each flow's
+    completion time C[f] and the objective."""
 
     times: np.ndarray
     work: np.ndarray
     ready: np.ndarray
+    not_before: np.ndarray
     completion_event: np.ndarray
     flow_completion: np.ndarray
     objective: float
 
 
 def malleable_mip_solution(model: pyo.ConcreteModel, size: np.ndarray) -> MalleableMIPSolution:
-    """Read the values a solve loaded into a :func:`build_malleable_mip` model for jobs of the
-    given ``size``.
+    """Read the values a solve loaded into a :func:`build_malleable_mip` model (``size``: its
+    jobs' sizes, checked against the model's job count).
 
-    The work is cleaned of the solver's round-off: none after a job's completion event, none
-    below ``1e-9`` of its size, and each job's total scaled back to exactly its size. Raises
-    NoOptimalSolutionError when a job is left with no work at all (a size within the solver's
-    feasibility tolerance).
+    The binaries are rounded (a solver returns them within its integrality tolerance, e.g.
+    0.9999998), and ``ready`` is computed from them exactly as the model defines it, not read
+    from the continuous ``a``. The work is the solver's, with negative round-off and any work
+    outside a job's ready intervals removed; it meets the model's constraints only to the
+    solver's tolerances (each job's total is its size to about 1e-7 absolute, a rate may pass
+    its bounds by as much), so a schedule is made from it by
+    :func:`~schedrelax.schedulers.malleable_packing.fit_interval_rates`, which makes it exact.
     """
     n, K = len(model.J), len(model.K)
-    size = np.asarray(size, dtype=float)
+    if len(size) != n:
+        raise ValueError(f"malleable_mip_solution: {len(size)} sizes for a model of {n} jobs")
     times = np.array([pyo.value(model.t[k]) for k in range(K + 1)])
     work = np.array([[max(pyo.value(model.w[j, k]), 0.0) for j in range(n)] for k in range(1, K + 1)])
-    ready = np.array([[pyo.value(model.a[j, k]) > 0.5 for j in range(n)] for k in range(1, K + 1)])
     done = np.array([[pyo.value(model.c[j, k]) > 0.5 for k in range(K + 1)] for j in range(n)])
+    after = np.array([[pyo.value(model.rho[r, k]) > 0.5 for k in range(1, K + 1)] for r in model.R],
+                     dtype=bool).reshape(len(model.R), K)
+    ready = ~done[:, :-1].T.copy()  # [k-1, j]: not complete by event k-1
+    for p, j in model.precedes:
+        ready[:, j] &= done[p, :-1]
+    for j, r in model.waits_for:
+        ready[:, j] &= after[r]
+    release = np.array([pyo.value(model.release_time[r]) for r in model.R])
+    not_before = np.where(after, release[:, None], 0.0).max(axis=0, initial=0.0)
+    work[~ready] = 0.0
     event = done.argmax(axis=1)
-    after = np.arange(1, K + 1)[:, None] > event[None, :]
-    work[after | (work < 1e-9 * size[None, :])] = 0.0
-    total = work.sum(axis=0)
-    lost = np.flatnonzero(~(total > 0))
-    if len(lost):
-        # A job smaller than the solver's feasibility tolerance (HiGHS: 1e-7 absolute) can be given
-        # no work at all by an "optimal" solution; scaling nothing up to its size is impossible.
-        j = int(lost[0])
-        raise NoOptimalSolutionError(
-            f"malleable MIP: the solver's solution does no work for job {j} (size {size[j]:.3g}) before its "
-            f"completion event: its size is within the solver's feasibility tolerance, so the MIP cannot "
-            f"schedule it exactly; scale the sizes up or use the 'exhaustive' algorithm")
-    work *= size / total
     flow_completion = np.array([pyo.value(model.C[f]) for f in model.F])
-    return MalleableMIPSolution(times, work, ready, event, flow_completion, float(pyo.value(model.obj)))
+    return MalleableMIPSolution(times, work, ready, not_before, event, flow_completion, float(pyo.value(model.obj)))

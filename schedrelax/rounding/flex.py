@@ -69,6 +69,8 @@ from schedrelax.schedulers.malleable_packing import (
     CostVector,
     EpochView,
     IntervalPlan,
+    cut_at_work,
+    fit_interval_rates,
     normalise_minima,
     pack,
     pack_completion,
@@ -725,9 +727,18 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     refined by tangent cuts for up to ``max_rounds`` solves. The lower bound is the solver's
     proven bound; a time limit may leave a feasible, unproven schedule (``info["status"]``).
     Event times are the solver's, put exactly on a release or cost breakpoint only within its
-    round-off (:func:`snap_to_data_times`); the rebuilt schedule is evaluated, and it is called
+    round-off (:func:`snap_to_data_times`) and never before a release the solution has passed.
+    The solver's values meet the constraints only to its tolerances (a rate a little above its
+    maximum, a total a little off a size, a tiny interval), so the read-back makes them exact:
+    :func:`~schedrelax.schedulers.malleable_packing.fit_interval_rates` puts every interval's
+    rates inside the bounds and gives a job's missing work room under its maximum and P or, if
+    there is none, a short added segment after its last ready interval (``info["added_time"]``,
+    later times move back by it); :func:`~schedrelax.schedulers.malleable_packing.cut_at_work`
+    stops a job once its work is done. The rebuilt schedule is evaluated, and it is called
     optimal only when its own cost meets the proven bound (:func:`~schedrelax.rounding.exact.
-    exact_outcome`; ``info["schedule_cost"]`` beside ``info["mip_objective"]``).
+    exact_outcome`; ``info["schedule_cost"]`` beside ``info["mip_objective"]``). A solution that
+    cannot be read back (minima of jobs ready together above P, a job ready nowhere) is a
+    NoOptimalSolutionError.
     Refuses more than ``max_jobs`` jobs.
     """
     if instance.n_jobs > max_jobs:
@@ -747,13 +758,23 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
         sol = malleable_mip_solution(model, instance.size)
         if rounds >= max_rounds or not add_power_tangents(model, instance, sol.flow_completion):
             break
-    lower = np.where(sol.ready, instance.min_procs, 0) if minima else None
     times = snap_to_data_times(sol.times, _data_times(instance))
-    job, start, end, rate = whole_processor_pieces(times, sol.work, instance.processors, instance.max_procs, lower)
+    times[:-1] = np.maximum(times[:-1], sol.not_before)
+    times = np.maximum.accumulate(times)
+    try:
+        bounds, rates, lower = fit_interval_rates(times, sol.work, sol.ready, instance.size, instance.processors,
+                                                  instance.max_procs, instance.min_procs if minima else None)
+    except ValueError as exc:
+        raise NoOptimalSolutionError(f"malleable MIP: solver {res.solver!r}'s solution cannot be read back as a "
+                                     f"schedule: {exc}") from exc
+    job, start, end, rate = whole_processor_pieces(bounds, rates * np.diff(bounds)[:, None], instance.processors,
+                                                   instance.max_procs, lower)
+    job, start, end, rate = cut_at_work(job, start, end, rate, instance.size)
     schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED), start, end, rate,
                         promises=frozenset({"respects_minima"} if minima else ()), meta={"algorithm": "mip"})
     cost = evaluate(instance, schedule).objective
     info = {**exact_outcome(cost, sol.objective, res.best_bound, res), "events": len(sol.times) - 1,
+            "added_time": float(bounds[-1] - times[-1]),
             "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
     return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
                   timings={"build": build, "solve": solve_seconds},

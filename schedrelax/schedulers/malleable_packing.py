@@ -13,7 +13,9 @@
   ``(e+1)T``. Any allocator fits (:func:`mps_allocator`, :func:`fair_allocator`, FLEX's in
   :mod:`schedrelax.rounding.flex`).
 * :func:`whole_processor_pieces` turns per-interval work whose average rates are fractional into
-  pieces on whole processors (used to read an exact MIP's solution back as a schedule).
+  pieces on whole processors; with :func:`fit_interval_rates` (rates inside the bounds that do
+  every job's work) and :func:`cut_at_work` (a job stops once its work is done) it reads an exact
+  MIP's solution back as a schedule.
 
 Paper 002's jobs are the single-job flows of a :class:`MalleableInstance`. The code also accepts
 flows of several jobs, releases and DAG precedence, which the paper does not have: a priority
@@ -59,9 +61,11 @@ __all__ = [
     "EpochView",
     "IntervalPlan",
     "arrival_order",
+    "cut_at_work",
     "epoch_simulation",
     "fair_allocator",
     "fair_hfs",
+    "fit_interval_rates",
     "job_priority",
     "malleable_packing",
     "mps_allocator",
@@ -625,17 +629,20 @@ def epoch_simulation(instance: MalleableInstance, allocator: Allocator, epoch: f
 
 def whole_processor_pieces(times: np.ndarray, work: np.ndarray, processors: int, maxima: np.ndarray,
                            minima: np.ndarray | None = None, jobs: np.ndarray | None = None,
-                           snap: float = 1e-7) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+                           snap: float = 1e-12) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Pieces on whole processors doing ``work[k, j]`` in interval ``[times[k], times[k+1])``.
 
     The average rate y = work / length may be fractional. When ``minima[k, j] <= y_j <= maxima[j]``
     (whole bounds) and ``Σ y <= P``, every job runs on ``floor(y_j)`` processors plus one more
     during a fraction ``y_j - floor(y_j)`` of the interval, the extra processors placed by
     McNaughton's wrap-around rule so that at most ``ceil(Σ fractions)`` run at once: the bounds and
-    P hold at every instant. An exact MIP's work meets the bounds only up to the solver's
-    tolerance, so the rates are first clipped into them (and a total above P trimmed from the
-    jobs above their minima), and values within ``snap`` of a whole number are taken as that
-    number. Returns ``(job, start, end, rate)``.
+    P hold at every instant. The work is expected to meet the bounds already (an exact MIP's
+    through :func:`fit_interval_rates`): the clip into them (and the trim of a total above P from
+    the jobs above their minima) only removes floating-point round-off, and so does taking a
+    rate within ``snap`` (relative) of a whole number >= 1 as that number. ``snap`` is kept at
+    round-off size: taking 1 − 1e-9 as 1 beside a rate 1e-9 puts 2 jobs on one processor. A
+    positive rate is never taken as 0, however small: that would drop the job's work. Returns
+    ``(job, start, end, rate)``.
     """
     times = np.asarray(times, dtype=float)
     work = np.asarray(work, dtype=float)
@@ -654,7 +661,7 @@ def whole_processor_pieces(times: np.ndarray, work: np.ndarray, processors: int,
         if over > 0:
             room = y - lower
             y -= over * room / room.sum()
-        near = np.abs(y - np.round(y)) <= snap * np.maximum(1.0, y)
+        near = (np.abs(y - np.round(y)) <= snap * np.maximum(1.0, y)) & (np.round(y) >= 1)
         y = np.where(near, np.round(y), y)
         base = np.floor(y)
         frac = y - base
@@ -678,3 +685,130 @@ def whole_processor_pieces(times: np.ndarray, work: np.ndarray, processors: int,
                     out_rate.append(r)
     return _merge_pieces(np.asarray(out_job, dtype=np.int64), np.asarray(out_start, dtype=float),
                          np.asarray(out_end, dtype=float), np.asarray(out_rate, dtype=float))
+
+
+_WORK_ROUND_OFF = 1e-12
+"""Missing work up to this fraction of a job's size is floating-point round-off of the sums."""
+
+
+def fit_interval_rates(times: np.ndarray, work: np.ndarray, ready: np.ndarray, size: np.ndarray, processors: int,
+                       maxima: np.ndarray, minima: np.ndarray | None = None
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Average rates per interval that lie inside the bounds exactly and do at least every job's
+    work: the read-back of an exact MIP's solution, whose values meet its constraints only to the
+    solver's tolerances.
+
+    Interval k is ``[times[k], times[k+1])``; ``work[k, j]`` is what the solution gives job j in
+    it, and job j may run in it only where ``ready[k, j]``, then on at most ``maxima[j]`` and (when
+    ``minima`` is given) at least ``minima[j]`` processors, all jobs on at most P. Steps:
+
+    1. rates y = work / length, clipped into ``[minimum, maximum]`` of the ready jobs (0
+       elsewhere and in zero-length intervals), a total above P trimmed from the jobs above their
+       minima in proportion to that room: every interval's rates now meet every bound;
+    2. a job left short of its size (clipped at its maximum, trimmed, or its work in a
+       zero-length interval) is raised in its ready intervals, latest first, into the room under
+       its maximum and P — no time added;
+    3. what is still missing is done in a *tail*: the job's last ready interval is lengthened
+       by a segment in which it runs on ``min(maximum, P − the other ready jobs' minima)``
+       processors and the other ready jobs on their minima; every later time moves back by the
+       tail's length (cost may rise: the caller re-evaluates).
+
+    Step 1 can give a job *more* than its size (clipped up to its minimum); :func:`cut_at_work`
+    then ends it once its work is done, which keeps every bound (a job with a minimum runs on at
+    least it until it stops). Returns the segment boundaries (the given times, shifted by the
+    tails before them), each segment's rates and lower bounds. Raises ValueError when the
+    solution cannot be read back: a job ready nowhere, the minima of jobs ready together above
+    P, or a job that can get no processor in any interval it is ready in.
+    """
+    times = np.asarray(times, dtype=float)
+    work = np.asarray(work, dtype=float)
+    ready = np.asarray(ready, dtype=bool)
+    size = np.asarray(size, dtype=float)
+    P = float(processors)
+    K, n = work.shape
+    length = np.diff(times)
+    upper = np.where(ready, np.asarray(maxima, dtype=float)[None, :], 0.0)
+    lower = np.zeros((K, n)) if minima is None else np.where(ready, np.asarray(minima, dtype=float)[None, :], 0.0)
+    nowhere = np.flatnonzero(~ready.any(axis=0))
+    if len(nowhere):
+        raise ValueError(f"job {int(nowhere[0])} is ready in no interval of the solution")
+    crowded = np.flatnonzero(lower.sum(axis=1) > P)
+    if len(crowded):
+        k = int(crowded[0])
+        raise ValueError(f"interval {k + 1}: the minima of the jobs ready in it add up to "
+                         f"{lower[k].sum():g}, more than the {processors} processors")
+
+    timed = length > 0
+    y = np.zeros((K, n))
+    y[timed] = np.clip(work[timed] / length[timed, None], lower[timed], upper[timed])
+    for k in np.flatnonzero(timed):
+        over = y[k].sum() - P
+        if over > 0:
+            room = y[k] - lower[k]
+            y[k] = np.maximum(lower[k], y[k] - over * room / room.sum())
+
+    need = size - (y * length[:, None]).sum(axis=0)
+    tails: list[tuple[int, float, np.ndarray]] = []
+    for j in np.flatnonzero(need > _WORK_ROUND_OFF * size).tolist():
+        for k in np.flatnonzero(ready[:, j] & timed)[::-1].tolist():
+            add = min(upper[k, j] - y[k, j], P - y[k].sum(), need[j] / length[k])
+            if add > 0:
+                y[k, j] += add
+                need[j] -= add * length[k]
+            if need[j] <= _WORK_ROUND_OFF * size[j]:
+                break
+        if need[j] <= _WORK_ROUND_OFF * size[j]:
+            continue
+        for k in np.flatnonzero(ready[:, j])[::-1].tolist():
+            z = lower[k].copy()
+            z[j] = 0.0
+            rate = min(float(maxima[j]), P - z.sum())
+            if rate > 0:
+                z[j] = rate
+                tails.append((k, need[j] / rate, z))
+                break
+        else:
+            raise ValueError(f"job {j}: the minima of the jobs ready with it leave it no processor in any "
+                             f"interval it is ready in")
+
+    bounds, rates, lows = [times[0]], [], []
+    shift = 0.0
+    for k in range(K):
+        bounds.append(times[k + 1] + shift)
+        rates.append(y[k])
+        lows.append(lower[k])
+        for kk, extra, z in tails:
+            if kk == k:
+                shift += extra
+                bounds.append(times[k + 1] + shift)
+                rates.append(z)
+                lows.append(lower[k])
+    return np.array(bounds), np.array(rates).reshape(-1, n), np.array(lows).reshape(-1, n)
+
+
+def cut_at_work(job: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarray,
+                size: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pieces with each job stopped as soon as it has done ``size[job]`` work: its pieces in
+    time order up to that point, the last one ending where the work is complete (an excess
+    within a relative 1e-12 of the size is round-off and left as it is). Pieces of one
+    job must not overlap (as :func:`whole_processor_pieces` makes them). Stopping early only
+    lowers the processors in use, so every bound the pieces met still holds."""
+    job, start, end, rate = (np.asarray(job, dtype=np.int64), np.asarray(start, dtype=float),
+                             np.asarray(end, dtype=float), np.asarray(rate, dtype=float))
+    size = np.asarray(size, dtype=float)
+    order = np.lexsort((start, job))
+    job, start, end, rate = job[order], start[order], end[order].copy(), rate[order]
+    work = rate * (end - start)
+    keep = np.ones(len(job), dtype=bool)
+    done = np.zeros(len(size))
+    for i in range(len(job)):
+        j = job[i]
+        left = size[j] - done[j]
+        if left <= 0:
+            keep[i] = False
+        elif work[i] - left > _WORK_ROUND_OFF * size[j]:
+            # An excess within round-off keeps the end the times gave (it may be a deadline).
+            end[i] = start[i] + left / rate[i]
+            keep[i] = end[i] > start[i]
+        done[j] += work[i]
+    return job[keep], start[keep], end[keep], rate[keep]

@@ -8,9 +8,12 @@ from hypothesis import given, settings
 
 from schedrelax.algorithms import run
 from schedrelax.errors import NoOptimalSolutionError
-from schedrelax.instances import Flow, MalleableInstance, single_job_flows
-from schedrelax.instances import costs
-from schedrelax.models.malleable_mip import build_malleable_mip, malleable_mip_solution, mip_horizon
+from schedrelax.instances import Flow, MalleableInstance, costs, single_job_flows
+from schedrelax.models.malleable_mip import (
+    build_malleable_mip,
+    malleable_mip_solution,
+    mip_horizon,
+)
 from schedrelax.solvers import solve
 from tests.strategies import malleable_instances
 
@@ -129,19 +132,50 @@ def test_mip_with_minima_is_below_fair_and_flex(inst):
         assert exact.objective <= run(name, inst).objective + REL * max(1.0, abs(exact.objective))
 
 
-def test_a_job_below_the_solver_tolerance_is_a_clear_error_not_an_infeasible_schedule():
-    # Size 3.2e-7 beside 0.5 and 5 on one processor: HiGHS (feasibility tolerance 1e-7) returns an
-    # "optimal" solution that gives the tiny job no work at all; scaling zero work up to the job's
-    # size is impossible, so the result must say so instead of returning a schedule without it.
-    from schedrelax import run
-    from schedrelax.errors import NoOptimalSolutionError
-    from schedrelax.instances import Flow, MalleableInstance
-
+def test_a_job_below_the_solver_tolerance_is_read_back_with_all_its_work():
+    # Size 3.2e-7 beside 0.5 (one flow) and 5 on one processor: HiGHS (feasibility tolerance 1e-7)
+    # returns an "optimal" solution that gives the tiny job no work at all. The read-back still
+    # owes it its 3.2e-7 (it runs where it is ready, in a tail if no room is left), and run()
+    # verifies every job's work. Optimum by hand (Σ flow completions, one processor): flow 0
+    # first, done at 0.5 + 3.2e-7, then flow 1 at 5.5 + 3.2e-7: 6.00000064. Tails only make up
+    # what the solver's tolerances (1e-7 absolute) left out, so the cost stays within 1e-6 of it.
     inst = MalleableInstance(processors=1, flows=(Flow(sizes=[3.2e-7, 0.5], max_processors=[1, 1]),
                                                   Flow(sizes=[5.0], max_processors=[1])))
-    try:
-        result = run("mip", inst)
-    except NoOptimalSolutionError as exc:
-        assert "job 0" in str(exc) and "tolerance" in str(exc)
-    else:  # a solver that does resolve the tiny job must still return a verified schedule
-        assert result.evaluation.completion[0] > 0
+    result = run("mip", inst)
+    assert result.evaluation.completion[0] > 0
+    assert result.objective == pytest.approx(0.5 + 3.2e-7 + 5.5 + 3.2e-7, abs=1e-6)
+
+
+def test_the_solution_is_read_back_from_rounded_binaries():
+    # P = 1; job 1 waits for job 0 (edge 0 -> 1) and flow 1 is released at 1. Whatever the event
+    # order, ``ready`` must be the model's own indicator computed from the rounded binaries: no
+    # job ready from its completion event on, job 1 not before job 0's completion event, flow
+    # 1's job not before the release; no work outside ``ready``; ``not_before`` names the release.
+    inst = MalleableInstance(1, (Flow([1, 1], [1, 1], edges=[(0, 1)]), Flow([1], [1], release=1.0)))
+    m = build_malleable_mip(inst)
+    solve(m).require_optimal()
+    sol = malleable_mip_solution(m, inst.size)
+    ev = sol.completion_event  # interval k (row k - 1) is after event k - 1
+    for j in range(3):
+        assert not sol.ready[ev[j]:, j].any() and sol.ready[:, j].any()
+    assert not sol.ready[:ev[0], 1].any()
+    assert (sol.work[~sol.ready] == 0).all()
+    after_release = np.flatnonzero(sol.not_before == 1.0)
+    assert len(after_release) and (sol.not_before[:after_release[0]] == 0.0).all()
+    assert not sol.ready[:after_release[0], 2].any()
+    with pytest.raises(ValueError, match="2 sizes for a model of 3 jobs"):
+        malleable_mip_solution(m, inst.size[:2])
+
+
+@pytest.mark.xfail(strict=True, reason="HiGHS proves a wrong optimum through the step cost's big-M rows "
+                                       "(C <= d + H u with H = 20001.1); not fixed: a model change")
+def test_step_cost_optimum_of_highs_can_be_wrong():
+    # Found by test_mip_reads_back_its_solution_exactly (tests/rounding/test_flex.py). P = 2, works
+    # 20000, 0.1 and 1, maxima 2. Flow 0 can never meet its SLA deadline 1 (20000 / 2 > 1): cost 1.
+    # Flow 1 (0.1 on 2 processors) is done at 0.05 when it runs first, before its first SLA
+    # deadline 0.1: cost 0; flow 2 has weight 0. So the optimum is 1 (exhaustive finds it, and the
+    # model with flow 1's first step fixed on time solves to 1); HiGHS returns 2 as "optimal".
+    inst = single_job_flows(2, [20000.0, 0.1, 1.0], [2, 2, 2],
+                            costs=[costs.sla([1.0], [1.0]), costs.sla([0.1, 1.0], [1.0, 2.0]), costs.completion(0.0)])
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(1.0, rel=REL)

@@ -10,6 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from schedrelax import algorithms
 from schedrelax.algorithms import run
+from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import single_job_flows
 from schedrelax.instances.generate import generate
 from schedrelax.instances import costs
@@ -310,3 +311,60 @@ def test_snap_to_data_times_moves_only_round_off():
     times = np.array([0.0, 8.99999, 8.9999999999, 9.000000000000004, 9.4, 36.56517381981968])
     out = snap_to_data_times(times, anchors)
     assert out.tolist() == [0.0, 8.99999, 9.0, 9.0, 9.4, 36.56517381981968]
+
+
+# ------------------------------------------------------------------------------- mip read-back
+
+_MAGNITUDES = st.tuples(st.integers(1, 9), st.integers(-7, 4)).map(lambda me: me[0] * 10.0 ** me[1])
+
+
+@st.composite
+def _mip_instances(draw):
+    """Single-job flows from time 0 whose sizes span 1e-7 to 9e4 (the solver's absolute
+    tolerances are 1e-7), with minima or not, completion, stretch and step costs."""
+    P = draw(st.integers(1, 4))
+    n = draw(st.integers(1, 4))
+    minima = draw(st.booleans())
+    whole = draw(st.booleans())  # every maximum P: see test_mip_reads_back_its_solution_exactly
+    sizes = draw(st.lists(_MAGNITUDES, min_size=n, max_size=n))
+    maxima = [P if whole else draw(st.integers(1, P)) for _ in range(n)]
+    mins = [draw(st.integers(0, M)) if minima else 0 for M in maxima]
+    kinds = {
+        "completion": st.integers(0, 3).map(float).map(costs.completion),
+        "stretch": _MAGNITUDES.map(costs.stretch),
+        "tardy": st.tuples(_MAGNITUDES, st.integers(1, 3).map(float)).map(lambda dw: costs.tardy(*dw)),
+        "sla": st.tuples(_MAGNITUDES, _MAGNITUDES).map(
+            lambda ab: costs.sla(sorted(ab), [1.0, 2.0]) if ab[0] != ab[1] else costs.sla([ab[0]], [1.0])),
+    }
+    cost = [draw(st.sampled_from(sorted(kinds)).flatmap(kinds.__getitem__)) for _ in range(n)]
+    objective = draw(st.sampled_from(["minisum", "minimax"]))
+    return single_job_flows(P, sizes, maxima, mins, costs=cost, objective=objective)
+
+
+@given(_mip_instances())
+@settings(max_examples=40, deadline=None)
+def test_mip_reads_back_its_solution_exactly(inst):
+    # run() verifies the schedule, so a wrong read-back (work short or over by more than 1e-6 of a
+    # size, P or a maximum or minimum passed) fails here; the only other outcome allowed is a
+    # typed error that says why. When the result is labelled optimal and no cost is a step, its
+    # cost is checked against exhaustive (the best MPS schedule): never above it, and equal to it
+    # where MPS orders are exact. That is the case with single-job flows from time 0 without
+    # minima when every maximum is P: any schedule can be rearranged to run the jobs one after
+    # another on all P processors in its completion order without delaying a completion, and
+    # that is MPS's schedule for that order (costs are non-decreasing in completion time). Step
+    # costs are left out of the comparison: HiGHS can prove a wrong optimum through their big-M
+    # rows (test_step_cost_optimum_of_highs_can_be_wrong in tests/models/test_malleable_mip.py).
+    try:
+        res = run("mip", inst, params={"time_limit": 30})
+    except NoOptimalSolutionError as exc:
+        assert str(exc).startswith("malleable MIP:"), str(exc)
+        if inst.min_procs.sum() <= inst.processors:
+            assert "cannot be read back" in str(exc) or "status" in str(exc)
+        return
+    if not res.info["optimal"] or any(fl.cost.is_step for fl in inst.flows):
+        return
+    best_mps = run("exhaustive", inst).objective
+    tol = REL * max(1.0, abs(best_mps))
+    assert res.objective <= best_mps + tol
+    if (inst.min_procs == 0).all() and (inst.max_procs == inst.processors).all():
+        assert res.objective >= best_mps - tol

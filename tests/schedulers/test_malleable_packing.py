@@ -12,6 +12,8 @@ from schedrelax.algorithms import run
 from schedrelax.instances import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances import costs
 from schedrelax.schedulers.malleable_packing import (
+    cut_at_work,
+    fit_interval_rates,
     CostVector,
     epoch_simulation,
     fair_allocator,
@@ -269,6 +271,125 @@ def test_whole_processor_pieces_keep_work_and_bounds(P, data):
         inst = single_job_flows(P, work[0].tolist(), maxima.tolist(), minima.tolist())
         verify(inst, Schedule(job, np.zeros(len(job)), np.full(len(job), POOLED), start, end, rate,
                               promises={"respects_minima"}))
+
+
+def _pipeline(times, work, ready, size, P, maxima, minima=None):
+    """fit_interval_rates, whole_processor_pieces, cut_at_work: the exact MIP's read-back."""
+    bounds, rates, lower = fit_interval_rates(times, work, ready, size, P, maxima, minima)
+    pieces = whole_processor_pieces(bounds, rates * np.diff(bounds)[:, None], P, maxima, lower)
+    return bounds, rates, cut_at_work(*pieces, size)
+
+
+def _pooled(job, start, end, rate, promises=()):
+    return Schedule(job, np.zeros(len(job)), np.full(len(job), POOLED), start, end, rate, promises=promises)
+
+
+def test_whole_processor_pieces_keep_a_tiny_rate():
+    # The MIP's read-back of P = 1, sizes 9.37e-4 and 1e4 in one interval [0, 10000.000937): rates
+    # 9.37e-8 and 1 - 9.37e-8, together exactly 1. The tiny rate is within 1e-7 of 0 but is the
+    # job's whole work: taking it as 0 left the job without pieces ("job 0: has no pieces").
+    job, start, end, rate = whole_processor_pieces([0.0, 10000.000937], [[9.37e-4, 1e4]], 1, [1, 1])
+    done = np.bincount(job, weights=rate * (end - start), minlength=2)
+    assert done == pytest.approx([9.37e-4, 1e4], rel=1e-9)
+    verify(single_job_flows(1, [9.37e-4, 1e4], [1, 1]), _pooled(job, start, end, rate))
+    # Rates 1 − 1e-9 and 1e-9 on P = 1 over [0, 10000.00001) (sizes 1e4 and 1e-5): taking the
+    # first as 1 (a snap of 1e-9) put both jobs on the one processor for 1e-5 at time 0.
+    job, start, end, rate = whole_processor_pieces([0.0, 10000.00001], [[1e4, 1e-5]], 1, [1, 1])
+    verify(single_job_flows(1, [1e4, 1e-5], [1, 1]), _pooled(job, start, end, rate))
+
+
+def test_fit_interval_rates_adds_a_tail_where_no_room_is_left():
+    # HiGHS's solution of P = 3, sizes 0.07, 1, 0.03, maxima 3, 3, 1 (minimax makespan): in the
+    # last interval (length 0.016666606667) job 0 gets 0.05000036, a rate of 3.0000324 > its
+    # maximum 3. Clipped to 3 it does 0.01999964 + 3 * 0.016666606667 = 0.069999460001, short by
+    # 5.39999e-7; intervals 1 and 2 are full (rates sum to 3), so a tail of job 0 alone on 3
+    # processors lasts 5.39999e-7 / 3, ending at 0.34999988 + 0.05000036 / 3 = 0.366666666667
+    # = 1.1 / 3 up to the solver's digits: the true optimum the solver's times fell short of.
+    times = [0.0, 0.34000006, 0.34999988, 0.366666486667]
+    work = [[0.0, 1.0, 0.02000018], [0.01999964, 0.0, 0.00999982], [0.05000036, 0.0, 0.0]]
+    ready = [[True, True, True], [True, False, True], [True, False, False]]
+    size = [0.07, 1.0, 0.03]
+    bounds, rates, (job, start, end, rate) = _pipeline(times, work, ready, size, 3, [3, 3, 1])
+    assert bounds[:4].tolist() == times  # the solver's times stay; one segment is added
+    assert bounds[-1] == pytest.approx(0.34999988 + 0.05000036 / 3, rel=1e-12)
+    assert bounds[-1] == pytest.approx(1.1 / 3, rel=1e-9)
+    assert rates[-1].tolist() == [3.0, 0.0, 0.0]
+    verify(MalleableInstance(3, (Flow(size, [3, 3, 1]),)), _pooled(job, start, end, rate))
+
+
+def test_fit_interval_rates_uses_room_before_adding_time():
+    # P = 3, sizes 2.001 and 1, maxima 2 and 1, intervals [0, 1) and [1, 1.5): job 0's 1.001 in
+    # the second interval is a rate 2.002 > 2, clipped, short by 0.001; the first interval has
+    # job 0 on 1 and job 1 on 1, one processor free, so job 0 rises to 1.001 there: no time added.
+    bounds, rates, (job, start, end, rate) = _pipeline([0.0, 1.0, 1.5], [[1.0, 1.0], [1.001, 0.0]],
+                                                       [[True, True], [True, False]], [2.001, 1.0], 3, [2, 1])
+    assert bounds.tolist() == [0.0, 1.0, 1.5]
+    assert rates == pytest.approx(np.array([[1.001, 1.0], [2.0, 0.0]]), rel=1e-12)
+    verify(single_job_flows(3, [2.001, 1.0], [2, 1]), _pooled(job, start, end, rate))
+
+
+def test_fit_interval_rates_raise_to_the_minimum_and_cut_the_excess():
+    # P = 3, job 0 of size 1.5 with minimum 2 got 1.4 in [0, 1) (rate 1.4, below its minimum):
+    # it runs on 2 and so is done at 1.5 / 2 = 0.75; job 1 (size 1, max 1) keeps its one
+    # processor for the whole interval. No time added.
+    bounds, rates, (job, start, end, rate) = _pipeline([0.0, 1.0], [[1.4, 1.0]], [[True, True]], [1.5, 1.0], 3,
+                                                       [3, 1], [2, 0])
+    assert bounds.tolist() == [0.0, 1.0] and rates.tolist() == [[2.0, 1.0]]
+    assert sorted(zip(job.tolist(), start.tolist(), end.tolist(), rate.tolist())) == [
+        (0, 0.0, 0.75, 2.0), (1, 0.0, 1.0, 1.0)]
+    verify(single_job_flows(3, [1.5, 1.0], [3, 1], [2, 0]),
+           _pooled(job, start, end, rate, promises={"respects_minima"}))
+
+
+def test_fit_interval_rates_refuses_what_cannot_be_read_back():
+    with pytest.raises(ValueError, match="job 1 is ready in no interval"):
+        fit_interval_rates([0.0, 1.0], [[1.0, 0.0]], [[True, False]], [1.0, 1.0], 2, [1, 1])
+    with pytest.raises(ValueError, match="add up to 4, more than the 3 processors"):
+        fit_interval_rates([0.0, 1.0], [[1.0, 1.0]], [[True, True]], [2.0, 2.0], 3, [2, 2], [2, 2])
+    # job 1 is only ever ready beside job 0, whose minimum takes both processors
+    with pytest.raises(ValueError, match="job 1: the minima .* leave it no processor"):
+        fit_interval_rates([0.0, 1.0], [[2.0, 1e-7]], [[True, True]], [2.0, 1e-6], 2, [2, 2], [2, 0])
+
+
+def test_cut_at_work_by_hand():
+    # job 0: 2 processors on [0, 1) then 1 on [1, 3): 4 work; size 3 is reached at 1 + 1 / 1 = 2.
+    # job 1: exactly its size 1 on [0, 1): unchanged.
+    job, start, end, rate = cut_at_work([0, 0, 1], [1.0, 0.0, 0.0], [3.0, 1.0, 1.0], [1.0, 2.0, 1.0], [3.0, 1.0])
+    assert list(zip(job.tolist(), start.tolist(), end.tolist(), rate.tolist())) == [
+        (0, 0.0, 1.0, 2.0), (0, 1.0, 2.0, 1.0), (1, 0.0, 1.0, 1.0)]
+
+
+@given(st.integers(1, 5), st.data())
+@SETTINGS
+def test_the_read_back_of_perturbed_work_verifies(P, data):
+    # A feasible interval solution (rates inside {m <= y <= M, Σ y <= P}) with its work perturbed
+    # as a solver's tolerances perturb it (relative 1e-6 and absolute 1e-7): the read-back must
+    # verify on the instance of the unperturbed sizes, and add no more time than the perturbation
+    # could need (a missing amount runs on at least one processor in its tail).
+    n = data.draw(st.integers(1, 4))
+    K = data.draw(st.integers(1, 3))
+    maxima = np.array(data.draw(st.lists(st.integers(1, P), min_size=n, max_size=n)))
+    minima = np.array([data.draw(st.integers(0, int(M))) for M in maxima])
+    if minima.sum() > P:
+        minima[:] = 0
+    lengths = np.array(data.draw(st.lists(st.sampled_from([0.0, 1e-6, 0.5, 2.0, 1000.0]), min_size=K, max_size=K)))
+    share = np.array(data.draw(st.lists(st.integers(0, 7).map(lambda k: k / 7), min_size=K * n,
+                                        max_size=K * n))).reshape(K, n)
+    y = minima + share * (maxima - minima)
+    total = y.sum(axis=1, keepdims=True)
+    y = np.where(total > P, minima + (y - minima) * (P - minima.sum()) / np.maximum(total - minima.sum(), 1e-300), y)
+    work = y * lengths[:, None]
+    size = work.sum(axis=0)
+    if not (size > 0).all():
+        return  # an instance needs positive sizes
+    noise = np.array(data.draw(st.lists(st.floats(-1.0, 1.0), min_size=K * n, max_size=K * n))).reshape(K, n)
+    perturbed = np.maximum(work * (1 + 1e-6 * noise) + 1e-7 * noise, 0.0)
+    times = np.r_[0.0, np.cumsum(lengths)]
+    ready = np.ones((K, n), dtype=bool)
+    bounds, _, (job, start, end, rate) = _pipeline(times, perturbed, ready, size, P, maxima, minima)
+    verify(single_job_flows(P, size.tolist(), maxima.tolist(), minima.tolist()),
+           _pooled(job, start, end, rate, promises={"respects_minima"}))
+    assert bounds[-1] - times[-1] <= 3 * np.abs(perturbed - work).sum() + 1e-12
 
 
 # ------------------------------------------------------------------------------- CostVector
