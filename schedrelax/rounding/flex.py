@@ -62,7 +62,7 @@ from schedrelax.instances.costs import (
     TardyCost,
     aggregate,
 )
-from schedrelax.rounding.exact import exact_outcome
+from schedrelax.rounding.exact import exact_outcome, exact_solver_options
 from schedrelax.models.malleable_mip import add_power_tangents, build_malleable_mip, malleable_mip_solution
 from schedrelax.schedulers.malleable_packing import (
     DONE_FRACTION,
@@ -749,7 +749,7 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     solve_seconds, rounds = 0.0, 0
     while True:
         rounds += 1
-        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap)
+        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **exact_solver_options(solver))
         solve_seconds += res.solve_seconds + res.build_seconds
         if not res.status.has_solution:
             hint = " (with minima=True the minima of jobs ready together must fit the processors)" if minima else ""

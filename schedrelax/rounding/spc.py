@@ -25,7 +25,7 @@ from schedrelax.models.queyranne import (
 )
 from schedrelax.models.related_mip import build_related_mip, related_mip_solution
 from schedrelax.models.synchpack_lp import without_gc
-from schedrelax.rounding.exact import exact_outcome
+from schedrelax.rounding.exact import exact_outcome, exact_solver_options
 from schedrelax.schedulers.related_list import list_schedule, semi_active_schedule, topological_order
 from schedrelax.schedules import evaluate
 from schedrelax.solvers import cutting_planes, solve
@@ -219,7 +219,7 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     ``info["optimal"]`` says whether it was.
     """
     model = build_related_mip(instance)
-    res = solve(model, solver, time_limit=time_limit)
+    res = solve(model, solver, time_limit=time_limit, **exact_solver_options(solver))
     if not res.status.has_solution:
         res.require_optimal()
     sol = related_mip_solution(model)

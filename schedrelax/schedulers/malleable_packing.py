@@ -704,7 +704,9 @@ def fit_interval_rates(times: np.ndarray, work: np.ndarray, ready: np.ndarray, s
 
     1. rates y = work / length, clipped into ``[minimum, maximum]`` of the ready jobs (0
        elsewhere and in zero-length intervals), a total above P trimmed from the jobs above their
-       minima in proportion to that room: every interval's rates now meet every bound;
+       minima in proportion to that room — first from the jobs ready in a later interval (they
+       take the work back there, and their completion does not move), then from the others:
+       every interval's rates now meet every bound;
     2. a job left short of its size (clipped at its maximum, trimmed, or its work in a
        zero-length interval) is raised in its ready intervals, latest first, into the room under
        its maximum and P — no time added;
@@ -741,11 +743,23 @@ def fit_interval_rates(times: np.ndarray, work: np.ndarray, ready: np.ndarray, s
     timed = length > 0
     y = np.zeros((K, n))
     y[timed] = np.clip(work[timed] / length[timed, None], lower[timed], upper[timed])
+    # Jobs ready in a later interval of positive length can take trimmed work back there (step 2)
+    # without moving their completion; a job that ends here would end later, past a deadline it met.
+    later = np.zeros((K, n), dtype=bool)
+    for k in range(K - 2, -1, -1):
+        later[k] = later[k + 1] | (ready[k + 1] & timed[k + 1])
     for k in np.flatnonzero(timed):
         over = y[k].sum() - P
         if over > 0:
             room = y[k] - lower[k]
-            y[k] = np.maximum(lower[k], y[k] - over * room / room.sum())
+            first = np.where(later[k], room, 0.0)
+            take = min(over, first.sum())
+            if take > 0:
+                y[k] -= take * first / first.sum()
+                over -= take
+            if over > 0:
+                room = y[k] - lower[k]
+                y[k] = np.maximum(lower[k], y[k] - over * room / room.sum())
 
     need = size - (y * length[:, None]).sum(axis=0)
     tails: list[tuple[int, float, np.ndarray]] = []

@@ -167,14 +167,14 @@ def test_the_solution_is_read_back_from_rounded_binaries():
         malleable_mip_solution(m, inst.size[:2])
 
 
-@pytest.mark.xfail(strict=True, reason="HiGHS proves a wrong optimum through the step cost's big-M rows "
-                                       "(C <= d + H u with H = 20001.1); not fixed: a model change")
-def test_step_cost_optimum_of_highs_can_be_wrong():
+def test_step_cost_optimum_with_a_large_big_m_is_the_true_optimum():
     # Found by test_mip_reads_back_its_solution_exactly (tests/rounding/test_flex.py). P = 2, works
     # 20000, 0.1 and 1, maxima 2. Flow 0 can never meet its SLA deadline 1 (20000 / 2 > 1): cost 1.
     # Flow 1 (0.1 on 2 processors) is done at 0.05 when it runs first, before its first SLA
     # deadline 0.1: cost 0; flow 2 has weight 0. So the optimum is 1 (exhaustive finds it, and the
-    # model with flow 1's first step fixed on time solves to 1); HiGHS returns 2 as "optimal".
+    # model with flow 1's first step fixed on time solves to 1). HiGHS at its default
+    # mip_feasibility_tolerance (1e-6) returned 2 as "optimal" through the big-M rows
+    # C <= d + H u (H = 20001.1): a lower bound above OPT. rounding/exact.py's options fix it.
     inst = single_job_flows(2, [20000.0, 0.1, 1.0], [2, 2, 2],
                             costs=[costs.sla([1.0], [1.0]), costs.sla([0.1, 1.0], [1.0, 2.0]), costs.completion(0.0)])
     res = run("mip", inst)
