@@ -112,10 +112,10 @@ class Schedule:
             object.__setattr__(self, name, arr)
         if isinstance(self.promises, (str, bytes)) or not isinstance(self.promises, Iterable):
             raise ScheduleError(f"schedule: promises must be a list of names, got {self.promises!r:.80}")
-        promises = frozenset(self.promises)
-        for p in sorted(promises, key=repr):
+        for p in self.promises:  # before frozenset(), which fails on an unhashable entry
             if not isinstance(p, str):
                 raise ScheduleError(f"schedule: promises must be names (strings), got {p!r:.80}")
+        promises = frozenset(self.promises)
         unknown = promises - PROMISES
         if unknown:
             raise ScheduleError(f"schedule: unknown promise {sorted(unknown)[0]!r} "
@@ -186,7 +186,7 @@ class Schedule:
         meta = data.get("meta", {})
         if not isinstance(meta, Mapping):
             raise ScheduleError(f"schedule: meta must be a JSON object, got {meta!r:.80}")
-        s = cls(*(data[c] for c in _COLUMNS), promises=frozenset(promises), meta=dict(meta))
+        s = cls(*(data[c] for c in _COLUMNS), promises=tuple(promises), meta=dict(meta))
         for c in ("start", "end", "rate"):
             _first_bad(~np.isfinite(getattr(s, c)), lambda i, c=c: f"{c} must be finite, got {data[c][i]!r}")
         _first_bad(s.job < 0, lambda i: f"job must be >= 0, got {data['job'][i]!r}")

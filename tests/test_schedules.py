@@ -1191,3 +1191,14 @@ def test_sequential_schedules_pass_and_a_stretched_piece_fails(family):
             verify(inst, Schedule.from_pieces(replace(pieces, i, end=end + 0.1 * (end - start)), promises))
 
     check()
+
+
+@pytest.mark.parametrize("promises", [[["non_preemptive"]], [{"a": 1}], [1]])
+def test_a_promise_that_is_not_a_name_is_a_schedule_error(promises):
+    # A nested list inside promises reached frozenset() and raised TypeError (unhashable type).
+    data = {"job": [0], "task": [0], "machine": [0], "start": [0.0], "end": [1.0], "rate": [1.0],
+            "promises": promises}
+    with pytest.raises(ScheduleError, match="promises must be"):
+        Schedule.from_dict(data)
+    with pytest.raises(ScheduleError, match="promises must be"):
+        Schedule([0], [0], [0], [0.0], [1.0], [1.0], promises=promises)
