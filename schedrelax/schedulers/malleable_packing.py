@@ -748,18 +748,16 @@ def fit_interval_rates(times: np.ndarray, work: np.ndarray, ready: np.ndarray, s
     later = np.zeros((K, n), dtype=bool)
     for k in range(K - 2, -1, -1):
         later[k] = later[k + 1] | (ready[k + 1] & timed[k + 1])
+    everyone = np.ones(n, dtype=bool)
     for k in np.flatnonzero(timed):
-        over = y[k].sum() - P
-        if over > 0:
-            room = y[k] - lower[k]
-            first = np.where(later[k], room, 0.0)
-            take = min(over, first.sum())
-            if take > 0:
-                y[k] -= take * first / first.sum()
-                over -= take
-            if over > 0:
-                room = y[k] - lower[k]
-                y[k] = np.maximum(lower[k], y[k] - over * room / room.sum())
+        for pool in (later[k], everyone):
+            over = y[k].sum() - P
+            room = np.where(pool, y[k] - lower[k], 0.0)
+            total = room.sum()
+            if over <= 0:
+                break
+            if total > 0:
+                y[k] = np.maximum(lower[k], y[k] - min(over, total) * room / total)
 
     need = size - (y * length[:, None]).sum(axis=0)
     tails: list[tuple[int, float, np.ndarray]] = []

@@ -179,3 +179,18 @@ def test_step_cost_optimum_with_a_large_big_m_is_the_true_optimum():
                             costs=[costs.sla([1.0], [1.0]), costs.sla([0.1, 1.0], [1.0, 2.0]), costs.completion(0.0)])
     res = run("mip", inst)
     assert res.objective == pytest.approx(1.0, rel=REL)
+
+
+def test_a_trim_over_p_with_no_room_left_does_not_lose_a_job():
+    # Found by benchmarks/fuzz_runs.py (seed 2027): the read-back's trim of a round-off excess over
+    # P divided by a zero room and dropped job 1 ("has no pieces"). By hand: P = 1; flow 1 (work
+    # 100, weight 1) is released at 1000, so it ends at 1100 at the earliest, when it runs alone from
+    # its release; flow 0 has weight 0 and fits before 1000. OPT = 1100.
+    from schedrelax.instances import from_dict
+
+    inst = from_dict({"family": "malleable", "schema_version": 1, "processors": 1, "objective": "minisum", "flows": [
+        {"sizes": [3290.0, 5.2], "max_processors": [1, 1], "min_processors": [0, 1],
+         "cost": {"kind": "completion", "weight": 0.0}},
+        {"sizes": [100.0], "max_processors": [1], "release": 1000.0, "cost": {"kind": "completion", "weight": 1.0}}]})
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(1100.0, rel=REL) and res.info["optimal"]
