@@ -435,7 +435,14 @@ def _check_work(done: np.ndarray, need: np.ndarray, round_off: np.ndarray, name,
 def _round_off(s: Schedule, weight: np.ndarray) -> np.ndarray:
     """Per piece, what a duration ``end - start`` times *weight* may be off by when its time
     stamps carry a few ulps of error each."""
-    return weight * ULPS * np.spacing(np.maximum(np.abs(s.start), np.abs(s.end)))
+    with np.errstate(over="ignore"):
+        slack = weight * ULPS * np.spacing(np.maximum(np.abs(s.start), np.abs(s.end)))
+    huge = ~np.isfinite(slack)
+    if huge.any():  # an infinite slack would accept any work: refuse to judge instead
+        i = int(np.flatnonzero(huge)[0])
+        _fail(f"piece {i} (job {s.job[i]}): [{_fmt(s.start[i])}, {_fmt(s.end[i])}) at rate {_fmt(s.rate[i])} is "
+              f"beyond what double precision can check (its work's round-off overflows)")
+    return slack
 
 
 def _check_whole(values: np.ndarray, s: Schedule, what: str) -> None:
