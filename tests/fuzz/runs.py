@@ -16,9 +16,7 @@
   ``guarantee-violated``, ``optimal-label-wrong`` (an exact engine says optimal but its schedule
   costs more than its proven bound), ``empty-refusal``.
 
-:func:`known_bug` maps a failure to one of the bugs being fixed right now (issue 13's list) by a
-narrow signature, so the property tests can set those aside while the pinned reproducers in
-test_runs.py carry strict xfails. :func:`shrink` greedily minimises a failing instance's JSON.
+:func:`shrink` greedily minimises a failing instance's JSON.
 """
 
 from __future__ import annotations
@@ -275,20 +273,6 @@ def check_instance(instance: Instance, rng: random.Random, online_sample: int = 
             optimum = o.result.objective
         outcomes.append(o)
     return outcomes
-
-
-# ------------------------------------------------------------------------------ the known bugs
-
-KNOWN_BUGS: dict[str, str] = {
-}
-"""Short key -> reason (the xfail reasons name the bug). Issue 13's other bugs are fixed; their
-regression tests are plain tests, and a failure of their kind fails the properties."""
-
-
-def known_bug(o: Outcome) -> str | None:
-    """The KNOWN_BUGS key a failure matches, by a narrow signature, else None. No bug is known
-    now: a new entry of KNOWN_BUGS comes with its signature here."""
-    return None
 
 
 # ------------------------------------------------------------------------------------ shrinking

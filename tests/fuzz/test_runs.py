@@ -8,16 +8,13 @@ instances with a time limit (the others are then compared to its proven optimum)
 ``online:<name>`` for a sample. Each run must give a verified, correctly evaluated Result with
 sound bounds, or a typed refusal; see :func:`tests.fuzz.runs.check_run`.
 
-Failures that match one of the bugs being fixed right now (:data:`tests.fuzz.runs.KNOWN_BUGS`, by a
-narrow signature) are set aside by the properties; a known bug that still reproduces has a pinned
-reproducer below under ``xfail(strict=True)``, so the day it is fixed the xfail fails and the
-marker and the signature go. Known bugs already fixed on the working tree have plain regression
-tests instead, and so do the NEW failures the fuzzing found (those fail until their owners fix
-them). Every other failure fails the property.
+Any failure fails the property. Issue 13's bugs and the failures this fuzzing found while they
+were fixed have pinned reproducers below, as plain regression tests.
 
-Budget: ``FUZZ_EXAMPLES`` examples per family by default (a few; the whole file runs well under a
-minute), ``FUZZ_SLOW_EXAMPLES`` (default 200) per family for the ``slow`` tests under --runslow.
-benchmarks/fuzz_runs.py runs tens of thousands of runs outside pytest.
+Budget: ``FUZZ_EXAMPLES`` examples per family by default (a few; the whole file runs in seconds),
+``FUZZ_SLOW_EXAMPLES`` (default 550) per family for the ``slow`` tests under --runslow: about
+20,000 runs in all (each instance gets about 9). benchmarks/fuzz_runs.py runs any number outside
+pytest, with a process watchdog, a summary and shrunk reproducers.
 """
 
 from __future__ import annotations
@@ -45,18 +42,18 @@ from schedrelax.instances import (
 from schedrelax.instances.base import from_dict
 from schedrelax.schedules import Schedule
 from tests.fuzz import runs
-from tests.fuzz.runs import check_instance, check_run, known_bug, run_plan
+from tests.fuzz.runs import check_instance, check_run, run_plan
 from tests.strategies import FUZZ_STRATEGIES
 
 FAST_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
-SLOW_EXAMPLES = int(os.environ.get("FUZZ_SLOW_EXAMPLES", "200"))
+SLOW_EXAMPLES = int(os.environ.get("FUZZ_SLOW_EXAMPLES", "550"))
 FAMILIES = sorted(FUZZ_STRATEGIES)
 
 
-def _no_unknown_failures(instance, seed: int) -> None:
+def _no_failures(instance, seed: int) -> None:
     outcomes = check_instance(instance, random.Random(seed))
     assert outcomes, "the plan ran nothing"
-    bad = [o for o in outcomes if o.failed and known_bug(o) is None]
+    bad = [o for o in outcomes if o.failed]
     assert not bad, "\n".join(f"{o.algorithm} {o.params}: {o.kind}: {o.message}\n  reproducer: {o.instance}"
                               for o in bad)
 
@@ -72,7 +69,7 @@ def test_generated_runs(family):
     @_fast
     @given(FUZZ_STRATEGIES[family](), st.integers(0, 2 ** 16))
     def prop(instance, seed):
-        _no_unknown_failures(instance, seed)
+        _no_failures(instance, seed)
 
     prop()
 
@@ -83,7 +80,7 @@ def test_generated_runs_slow(family):
     @_slow
     @given(FUZZ_STRATEGIES[family](), st.integers(0, 2 ** 16))
     def prop(instance, seed):
-        _no_unknown_failures(instance, seed)
+        _no_failures(instance, seed)
 
     prop()
 
@@ -182,7 +179,7 @@ def test_shrink_keeps_the_failure_and_makes_the_instance_smaller():
     assert small.instance["speeds"] in ([0], [1], [0.0], [1.0])
 
 
-# --------------------------------------------------------- pinned reproducers of the known bugs
+# ------------------------------------------------------------------- pinned reproducers of bugs
 #
 # Each is the minimal case the fuzzing found (see the report of issue 13). strict=True: when the
 # bug is fixed the test fails, and the marker (and the signature in runs.KNOWN_BUGS) must go.
@@ -267,8 +264,7 @@ def test_malleable_mip_tiny_job_gets_all_its_work():
 
 
 def test_malleable_mip_reads_back_all_the_work_of_a_small_job():
-    # NEW, found on the working tree (not one of the known bugs; left failing for the owner of
-    # rounding/flex.py): the mip schedule does 0.0699995 of job 0's 0.07, 7e-6 relative short,
+    # Found by this fuzzing: the mip schedule did 0.0699995 of job 0's 0.07, 7e-6 relative short,
     # beyond verify's work tolerance (1e-6 relative to the work). Deterministic; found by
     # benchmarks/fuzz_runs.py --seed 99 and shrunk to this.
     inst = from_dict({"family": "malleable", "schema_version": 1, "processors": 3, "objective": "minimax", "flows": [
@@ -280,7 +276,7 @@ def test_malleable_mip_reads_back_all_the_work_of_a_small_job():
     assert o.result.objective == pytest.approx(1.1 / 3 / 0.18, rel=1e-6)
 
 
-def test_known_flowflex_takes_a_tiny_job_beside_a_big_one():
+def test_flowflex_takes_a_tiny_job_beside_a_big_one():
     # Known bug (1), fixed: an untyped ValueError from rounding/alpha_points.py ("its amounts add
     # up to less than alpha = 0.5 of its volume 1e-09"). The flow LP wrote each chain's supply row
     # in raw volume, which HiGHS meets to 1e-7 absolute: it routed nothing of the 1e-9 chain. It
@@ -301,7 +297,7 @@ def test_known_flowflex_takes_a_tiny_job_beside_a_big_one():
         assert res.lower_bound <= opt * (1 + 1e-12)
 
 
-# NEW failures found by the fuzzing, fixed on the working tree: plain regression tests.
+# Failures the fuzzing found while issue 13 was fixed: plain regression tests.
 
 def test_flowflex_takes_a_single_tiny_job():
     # flowflex (α-points) raised an untyped ValueError from rounding/alpha_points.py ("its amounts
