@@ -10,18 +10,46 @@ The public API, re-exported from the subpackages::
     sr.compare(sources, ["fifo"], ["highs"])     # a grid against bounds and MIP optima
 """
 
-from schedrelax.algorithms import Result, available, register, run
+import importlib
+from typing import Any
+
 from schedrelax.errors import (
     AlgorithmError,
     InfeasibleScheduleError,
     InstanceError,
     NoOptimalSolutionError,
+    ScheduleError,
     SchedrelaxError,
     SolverError,
     SolverNotAvailableError,
 )
-from schedrelax.instances import load
-from schedrelax.schedules import Evaluation, Schedule, evaluate, verify
+
+# The rest of the API is imported on first use (PEP 562), so that `import schedrelax` and the
+# command's start (`schedrelax --help`, an input error) do not pay for NumPy's, NetworkX's, SciPy's
+# and Pyomo's imports before they are needed.
+_LAZY = {
+    "Result": "schedrelax.algorithms", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
+    "run": "schedrelax.algorithms", "load": "schedrelax.instances", "Evaluation": "schedrelax.schedules",
+    "Schedule": "schedrelax.schedules", "evaluate": "schedrelax.schedules", "verify": "schedrelax.schedules",
+}
+_SUBPACKAGES = frozenset({"algorithms", "experiments", "instances", "models", "online", "rounding", "schedulers",
+                          "schedules", "solvers"})
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+    elif name in _SUBPACKAGES:
+        value = importlib.import_module(f"schedrelax.{name}")
+    else:
+        raise AttributeError(f"module 'schedrelax' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY, *_SUBPACKAGES})
+
 
 def _installed_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
@@ -51,6 +79,6 @@ def compare(sources, algorithms=None, solvers=("highs",), **options):
 
 __all__ = [
     "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
-    "Result", "Schedule", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
+    "Result", "Schedule", "ScheduleError", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
     "compare", "evaluate", "load", "register", "run", "solve", "verify", "__version__",
 ]

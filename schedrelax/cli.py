@@ -137,14 +137,14 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _cmd_solve(args: argparse.Namespace) -> int:
-    from schedrelax import algorithms
     from schedrelax.instances import load
-
-    from schedrelax.solvers.registry import check_solver
 
     _writable("--out", args.out)
     _writable("--gantt", args.gantt)
-    inst = load(args.instance)
+    inst = load(args.instance)  # before the algorithms' imports (Pyomo, SciPy): a bad file fails fast
+    from schedrelax import algorithms
+    from schedrelax.solvers.registry import check_solver
+
     spec = algorithms.get(args.algorithm, inst.family)
     check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
     params = dict(args.param)
