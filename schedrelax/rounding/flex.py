@@ -418,6 +418,7 @@ class _Branching:
         self.min_full = -1  # a job filled at this branch point must have a larger index
         self.rest = 0  # slack left for the unordered jobs at the branch point
         self.room = [0] * p.n_flows  # their room above the minimum there
+        self.flexible = [False] * p.n_flows  # flows with an unfinished job of maxp > minp there
         self.masks: dict[int, np.ndarray] = {}  # subsets of a open jobs, shared by every node
         self.linear = [_linear_cost(c) for c in p.costs.costs]
 
@@ -429,11 +430,23 @@ class _Branching:
         return other
 
     def choices(self) -> list[int]:
-        """The flows worth putting next at a branch point: unordered ones that can take slack (a
-        job at room 0 always gets exactly its minimum), filled ones only in index order when the
-        fill order is immaterial."""
-        return [f for f, r in enumerate(self.room)
-                if r > 0 and not (self.fixed_set and r <= self.rest and f <= self.min_full)]
+        """The flows worth putting next at a branch point: every unordered flow that can ever take
+        slack, that is, with an unfinished job of ``maxp > minp`` — also when that job is not
+        active yet (not released, waiting on a predecessor) or has no room at this moment, since
+        its rank decides what it gets once it is active and has room. When the fill order is
+        immaterial (``fixed_set``), flows filled to their maximum here only in index order.
+
+        Why nothing is lost: a job with ``maxp = minp`` gets exactly its minimum whenever the
+        minima fit and, when they do not, its normalised minimum with slack 0 (they sum to S); so
+        its rank never changes the allocation, and orders that differ only in where such flows
+        stand give the same schedule. Every other order is a path of this tree. (Offering only
+        the active flows with room lost every order that ranks a flow released later before one
+        chosen now: the optimum of ``test_exhaustive_finds_orders_that_rank_later_releases_first``.)
+        """
+        F = self.p.n_flows
+        return [f for f in range(F)
+                if self.flow_rank[f] == F and self.flexible[f]
+                and not (self.fixed_set and 0 < self.room[f] <= self.rest and f <= self.min_full)]
 
     def choose(self, flow: int) -> None:
         if self.fixed_set and self.room[flow] <= self.rest:
@@ -471,6 +484,10 @@ class _Branching:
                     for j in unordered:
                         f = self.flow_of[j]
                         self.room[f] = max(self.room[f], self.maxp[j] - give[j])
+                    self.flexible = [False] * F
+                    for j, done in enumerate(self.done_at):
+                        if done is None and self.maxp[j] > self.minp[j]:
+                            self.flexible[self.flow_of[j]] = True
                     return False
                 if slack > 0:
                     for j in unordered:
@@ -547,15 +564,32 @@ class _Branching:
         return bound
 
     def _subset_bound(self, jobs: np.ndarray, W: np.ndarray, alone: np.ndarray, closed_cost: np.ndarray) -> float:
-        """The bound from the time T(K) in which a set K of the open single-job flows can all
-        finish: each on at most M_j, and on the slots the other open jobs' minima leave (they are
-        still running then, each on at least its minimum), so ``T(K) = max(max_K W_j / M_j,
-        Σ_K W_j / (S − Σ_{not K} m_j))``.
+        """Bounds from the time a set K of the open single-job flows needs to finish them all.
 
-        Minimax: the last of K to finish costs at least min_{j ∈ K} cost_j(t + T(K)), for every K.
-        Minisum: the k-th open flow to finish does so no earlier than t + B_k, B_k the least
-        T(K) over |K| = k, and no earlier than ``alone``: the cheapest assignment of flows to
-        positions k with cost_j(max(t + B_k, alone_j)) bounds Σ cost_j.
+        Only for ``fixed_set`` (no arrivals): when the minima fit at t they fit at every later
+        time, so MPS runs every unfinished job on at least its minimum m_j (m = 0 when they are
+        normalised at t: then only the capacity bound is used).
+
+        * The set K* of the jobs finished when the last job of K ends (K ⊆ K*): until then every
+          open job outside K* is unfinished, hence running on at least its minimum, so K* gets at
+          most S − Σ_{not K*} m_j slots, each job at most M_j, and the last job of K ends no
+          earlier than t + T(K*) >= t + U(K), ``T(K) = max(max_K W_j / M_j, Σ_K W_j / (S −
+          Σ_{not K} m_j))`` and U(K) the least T(K*) over the supersets K* of K.
+        * The set K_k of the first k open jobs to finish (ties broken any way): until its last
+          one ends, every open job outside K_k is still unfinished, hence running on at least its
+          minimum, so K_k gets at most S − Σ_{not K_k} m_j slots and its last job ends no earlier
+          than t + T(K_k) >= t + B_k, B_k the least T(K) over |K| = k. T(K) itself bounds only
+          such sets, not every K: a job outside K may finish first and free its minimum (four
+          jobs of work 1/2, maxima 1, minima 0, 0, 0, 1 on S = 2: T({0, 1, 2}) = 3/2 with job 3's
+          slot held back, but MPS ends jobs 3 and 0 at 1/2 and the other two at 1; U({0, 1, 2})
+          = T({0, 1, 2, 3}) = 1). Taking T(K) for every K made the minimax bound 3/2 there.
+
+        Minimax: the objective is at least the cost of the last job of any K, so at least
+        min_{j ∈ K} cost_j(t + U(K)) for every K (costs are non-decreasing), and at least
+        min over |K| = k of min_{j ∈ K} cost_j(t + T(K)) for every k (K_k is one of those sets).
+        Minisum: the k-th open flow to finish does so no earlier than t + B_k (the last of K_k),
+        and no earlier than ``alone``: the cheapest assignment of flows to positions k with
+        cost_j(max(t + B_k, alone_j)) bounds Σ cost_j.
         """
         p, a = self.p, len(jobs)
         if a not in self.masks:
@@ -569,9 +603,18 @@ class _Branching:
         with np.errstate(divide="ignore", invalid="ignore"):
             need = self.t + np.maximum(longest, np.where(free > 0, (masks @ W) / free, np.inf))
         if p.objective == "minimax":
-            cost = p.costs(np.broadcast_to(need[:, None], masks.shape), np.broadcast_to(jobs, masks.shape))
-            last = np.where(masks, cost, np.inf).min(axis=1)
-            return max(float(last.max()), float(closed_cost.max(initial=-np.inf)))
+            owner = np.broadcast_to(jobs, masks.shape)
+            # U(K) = min T(K*) over K* ⊇ K: the least over supersets, one axis (job) at a time.
+            sup = np.concatenate([[np.inf], need]).reshape((2,) * a)  # axis i ↔ job a − 1 − i
+            for axis in range(a):
+                sup = np.flip(np.minimum.accumulate(np.flip(sup, axis), axis), axis)
+            any_set = sup.reshape(-1)[1:]  # t + U(K), every K
+            cost = p.costs(np.broadcast_to(any_set[:, None], masks.shape), owner)
+            bound = float(np.where(masks, cost, np.inf).min(axis=1).max())
+            cost = p.costs(np.broadcast_to(need[:, None], masks.shape), owner)  # t + T(K): first k only
+            first = np.full(a + 1, np.inf)
+            np.minimum.at(first, masks.sum(axis=1), np.where(masks, cost, np.inf).min(axis=1))
+            return max(bound, float(first[1:].max()), float(closed_cost.max(initial=-np.inf)))
         B = np.full(a + 1, np.inf)
         np.minimum.at(B, masks.sum(axis=1), need)
         times = np.maximum(B[None, 1:], alone[:, None])  # [flow, position]
@@ -590,7 +633,10 @@ def exhaustive_order(problem: FlexProblem, incumbent: Sequence[int] | None = Non
     when a lower bound on every completion of it is no better than the incumbent: finished flows
     at their cost, every other flow at its cost if it ran alone on its maximum from now (and for
     linear costs the larger of that and the single-machine WSPT bound of the remaining work; for
-    equal slopes the order-statistic bound). Children are tried in the incumbent's order.
+    single-job flows without arrivals the subset bounds of :meth:`_Branching._subset_bound`).
+    A branch point offers every unordered flow that can ever take slack, active or not
+    (:meth:`_Branching.choices`), so every ordering's MPS schedule is a leaf or a pruned node's
+    descendant. Children are tried in the incumbent's order.
     ``incumbent`` (default FLEX's order) seeds the bound. Returns the best order, its cost and
     search statistics.
     """

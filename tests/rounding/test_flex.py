@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from schedrelax import algorithms
 from schedrelax.algorithms import run
 from schedrelax.errors import NoOptimalSolutionError
-from schedrelax.instances import single_job_flows
+from schedrelax.instances import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances.generate import generate
 from schedrelax.instances import costs
 from schedrelax.rounding.flex import (
@@ -105,6 +105,49 @@ def test_exhaustive_equals_enumeration_on_flows(inst):
     order, value, _ = exhaustive_order(problem)
     assert value == pytest.approx(best_by_enumeration(problem), rel=1e-9, abs=1e-9)
     assert problem.cost(order) == pytest.approx(value, rel=1e-9, abs=1e-9)
+
+
+def test_exhaustive_finds_orders_that_rank_later_releases_first():
+    # P = 2, completion costs. A (work 4, max 2, weight 1) and C (the same) at 0; B (work 2, max 2,
+    # weight 10) released at 1. By hand: ranking B first, A then C, A runs on 2 slots until 1, B
+    # on 2 from 1 to 2, A's last 2 from 2 to 3, C from 3 to 5: 3 + 10·2 + 5 = 28 (B, C, A: the same
+    # with A and C swapped). B behind A: A ends at 2, B at 3 at best: 2 + 30 + 5 = 37; B last: more.
+    # At time 0 only A and C are active: the search used to offer only them, so no order starting
+    # with B was ever reached, and from the incumbent A, B, C (37) it returned 37.
+    inst = single_job_flows(2, [4.0, 2.0, 4.0], [2, 2, 2], costs=[costs.completion(1.0), costs.completion(10.0),
+                                                                   costs.completion(1.0)], release=[0.0, 1.0, 0.0])
+    problem = FlexProblem(inst)
+    assert problem.cost([0, 1, 2]) == pytest.approx(37.0)
+    for incumbent in ([0, 1, 2], None):
+        order, value, _ = exhaustive_order(problem, incumbent=incumbent)
+        assert value == pytest.approx(28.0) and order[0] == 1
+        assert problem.cost(order) == pytest.approx(28.0)
+    # The reported instance (releases at 2, an SLA step with a deadline at 0, normalised minima):
+    # exhaustive gave 8.8229 (FLEX's own order), enumeration finds 8.6042.
+    S = costs.stretch
+    inst = MalleableInstance(processors=5, objective="minisum", flows=(
+        Flow(sizes=[1.5], max_processors=[1], release=2.0, cost=S(1.5)),
+        Flow(sizes=[1.5], max_processors=[1], release=2.0, cost=S(1.5)),
+        Flow(sizes=[6.5], max_processors=[1], cost=costs.SLACost(deadlines=(0.0, 8.0), heights=(1.0, 2.0))),
+        Flow(sizes=[6.0, 1.5], max_processors=[2, 2], min_processors=[0, 1], cost=costs.completion(0.5)),
+        Flow(sizes=[0.5, 7.5], max_processors=[1, 3], min_processors=[0, 2], cost=S(8.0))))
+    problem = FlexProblem(inst)
+    assert exhaustive_order(problem)[1] == pytest.approx(best_by_enumeration(problem), rel=1e-9, abs=1e-9)
+
+
+def test_exhaustive_minimax_subset_bound_lets_other_jobs_finish_first():
+    # P = 2, minimax of weighted completion, four jobs of work 1/2 at most 1 slot, job 3 with
+    # minimum 1, weights 1.4, 1, 1, 1. In every MPS order job 3 runs on its one slot over [0, 1/2],
+    # the other slot goes to the first of jobs 0-2 (done at 1/2), the last two run over [1/2, 1].
+    # Job 0 first of them: max(0.7, 1) = 1; otherwise job 0 ends at 1: 1.4. The subset bound used
+    # to charge {0, 1, 2} the time 3/2 on the one slot job 3's minimum leaves, as if job 3 ran
+    # all along, and pruned the root at 1.5 >= 1.4: the search returned the incumbent.
+    inst = single_job_flows(2, [0.5] * 4, [1] * 4, [0, 0, 0, 1],
+                            costs=[costs.completion(1.4)] + [costs.completion(1.0)] * 3, objective="minimax")
+    problem = FlexProblem(inst)
+    assert problem.cost([1, 0, 2, 3]) == pytest.approx(1.4)
+    order, value, _ = exhaustive_order(problem, incumbent=[1, 0, 2, 3])
+    assert value == pytest.approx(1.0) and problem.cost(order) == pytest.approx(1.0)
 
 
 @given(st.booleans().flatmap(lambda fit: single_job_instances(max_jobs=6, max_processors=20, fit=fit))
