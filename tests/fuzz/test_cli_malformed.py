@@ -168,36 +168,30 @@ def valid_files(tmp_path_factory) -> dict[str, tuple[Path, dict, dict]]:
     return files
 
 
-def _fuzz_instances(valid_files, tmp_path, family: str, n: int) -> None:
-    _, inst_doc, _ = valid_files[family]
+def _fuzz(valid_doc: dict, tmp_path: Path, argv_for, allowed: set[int], n: int) -> None:
+    """*n* damaged copies of *valid_doc*, each written to a file and given to the command
+    ``argv_for(path)``, which must answer with an exit code in *allowed* (see _check_answer)."""
 
     @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(damage=_damages(inst_doc))
+    @given(damage=_damages(valid_doc))
     def run(damage: tuple) -> None:
-        data = _apply(inst_doc, damage)
-        path = tmp_path / "bad_instance.json"
+        data = _apply(valid_doc, damage)
+        path = tmp_path / "damaged.json"
         path.write_bytes(data)
-        argv = ["solve", str(path), "-a", "fifo"]
+        argv = argv_for(path)
         code, _, err = _run(argv)
-        _check_answer(code, err, {0, 2}, argv, data)
+        _check_answer(code, err, allowed, argv, data)
 
     run()
+
+
+def _fuzz_instances(valid_files, tmp_path, family: str, n: int) -> None:
+    _fuzz(valid_files[family][1], tmp_path, lambda path: ["solve", str(path), "-a", "fifo"], {0, 2}, n)
 
 
 def _fuzz_schedules(valid_files, tmp_path, family: str, n: int) -> None:
-    inst_path, _, sched_doc = valid_files[family]
-
-    @settings(max_examples=n, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(damage=_damages(sched_doc))
-    def run(damage: tuple) -> None:
-        data = _apply(sched_doc, damage)
-        path = tmp_path / "bad_schedule.json"
-        path.write_bytes(data)
-        argv = ["verify", str(inst_path), str(path)]
-        code, _, err = _run(argv)
-        _check_answer(code, err, {0, 1, 2}, argv, data)
-
-    run()
+    inst_path = valid_files[family][0]
+    _fuzz(valid_files[family][2], tmp_path, lambda path: ["verify", str(inst_path), str(path)], {0, 1, 2}, n)
 
 
 @pytest.mark.parametrize("family", FAMILIES)
