@@ -91,6 +91,8 @@ def cover_matching(graph: CopyGraph) -> np.ndarray:
     of each task. Raises RuntimeError if some task stays unmatched (then G was not built from a
     solution of LP2, e.g. fractions that do not sum to one)."""
     A = sp.csr_array((np.ones(len(graph.task)), (graph.task, graph.copy)), shape=(graph.n_tasks, graph.n_copies))
+    # SciPy 1.13 and 1.14 accept only 32-bit index arrays here ("Buffer dtype mismatch"; 1.17 converts).
+    A.indices, A.indptr = A.indices.astype(np.int32), A.indptr.astype(np.int32)
     match = maximum_bipartite_matching(A, perm_type="column")
     unmatched = np.flatnonzero(match < 0)
     if len(unmatched):
