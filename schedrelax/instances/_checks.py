@@ -64,6 +64,18 @@ def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarra
 MAX_WHOLE = float(2**53)
 """Whole numbers above this are not exact in floating point (nor safe in int64 arithmetic)."""
 
+def check_horizon(start: float, duration: float, what: str) -> None:
+    """InstanceError unless *start* + *duration* — a time by which some schedule of the instance
+    is done (latest release plus all the work at the slowest rate) — is at most :data:`MAX_WHOLE`.
+    Beyond it a double no longer resolves one unit of time, and sums of such times overflow (a task
+    of 1e308 on a machine of speed 0.5 ends at infinity); the instance is refused, not scheduled."""
+    with np.errstate(over="ignore"):
+        horizon = float(start) + float(duration)
+    if not horizon <= MAX_WHOLE:
+        raise InstanceError(f"instance: {what} is {horizon:.6g}, beyond the largest time schedrelax handles "
+                            f"({MAX_WHOLE:.6g} = 2^53, where a double still resolves one unit)")
+
+
 Locate = Callable[[int], str]
 """Maps an entry's index to its location in the user's terms, e.g. ``lambda i: f"job {i}"``."""
 

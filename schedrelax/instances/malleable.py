@@ -132,6 +132,9 @@ class MalleableInstance(Instance):
         glob = np.concatenate([e + offset[f] for f, e in enumerate(all_edges)]) if all_edges else np.zeros((0, 2))
         sets(self, "edges", ck.readonly(glob.reshape(-1, 2).astype(np.int64)))
         sets(self, "flow_release", ck.readonly(np.array([float(fl.release) for fl in flows])))
+        with np.errstate(over="ignore"):
+            work = float(np.sum(self.size))
+        ck.check_horizon(float(np.max(self.flow_release)), work, "the latest release plus all work on one processor")
 
     @property
     def n_flows(self) -> int:

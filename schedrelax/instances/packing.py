@@ -209,6 +209,11 @@ class PackingInstance(Instance):
         sets(self, "place_task", ck.readonly(np.repeat(np.arange(len(demand)), nplace)))
         sets(self, "place_machine", ck.readonly(np.concatenate(machines)))
         sets(self, "place_time", ck.readonly(np.concatenate(times)))
+        with np.errstate(over="ignore"):
+            longest = np.maximum.reduceat(self.place_time, self.place_offset[:-1])
+            work = float(np.sum(longest))
+        ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.reserve_until, initial=0.0))), work,
+                         "the latest release or reservation end plus every task's longest processing time")
 
     @property
     def n_jobs(self) -> int:

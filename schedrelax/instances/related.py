@@ -100,6 +100,10 @@ class RelatedInstance(Instance):
         sets(self, "job_offset", ck.readonly(ck.offsets(counts)))
         sets(self, "task_job", ck.readonly(np.repeat(np.arange(len(jobs)), counts)))
         sets(self, "task_size", ck.readonly(np.concatenate(sizes)))
+        with np.errstate(over="ignore"):
+            work = float(np.sum(self.task_size / float(np.min(speeds))))
+        ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.ready, initial=0.0))), work,
+                         "the latest release or ready time plus every task at the slowest speed")
 
     @property
     def n_jobs(self) -> int:

@@ -732,3 +732,18 @@ def test_nested_data_cannot_be_changed_after_validation(family, get):
     except (AttributeError, TypeError, ValueError):
         pass
     assert inst.to_dict() == before
+
+
+@pytest.mark.parametrize("family, doc", [
+    ("related", {"speeds": [0.5], "jobs": [{"tasks": [1e308]}, {"tasks": [1.0]}]}),
+    ("related", {"speeds": [1.0], "jobs": [{"tasks": [1.0], "release": 9.1e15}]}),
+    ("malleable", {"processors": 2, "flows": [{"sizes": [1e308, 1e308], "max_processors": [1, 1]}]}),
+    ("packing", {"capacities": [1.0], "jobs": [{"tasks": [{"demand": 1.0, "placement": [0],
+                                                          "processing_time": [1e16]}]}]}),
+])
+def test_a_horizon_beyond_2_53_is_refused(family, doc):
+    # Found by the malformed-file fuzz in CI: a task of 1e308 on a machine of speed 0.5 ends at
+    # infinity; fifo, spc and huwf then built schedules with infinite times (an infeasible-schedule
+    # error from run, a bug report for what is a bad instance).
+    with pytest.raises(InstanceError, match="beyond the largest time schedrelax handles"):
+        from_dict({"family": family, "schema_version": 1, **doc})
