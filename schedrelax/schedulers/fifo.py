@@ -15,7 +15,7 @@ import numpy as np
 
 from schedrelax.algorithms import Result, register
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
-from schedrelax.schedules import POOLED, Schedule
+from schedrelax.schedules import POOLED, ULPS, Schedule
 
 _FINISHED = 1e-9
 """Remaining work below this fraction of a job's size counts as done (floating-point dust)."""
@@ -120,7 +120,10 @@ def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, se
         rem[run] -= give * (t_next - t)
         if t_next == t + float(finish_in[first]):
             rem[run[first]] = 0.0  # the job that set the event ends exactly, whatever the rounding
-        over = rem[run] <= _FINISHED * size[run]
+        # Dust also includes what the clock cannot resolve: the rate times a few ulps of t (the
+        # verifier's allowance too). Otherwise a job of 1.1e-9 left with 1e-18 of work gets a
+        # next piece shorter than the clock's spacing: a zero-length piece.
+        over = rem[run] <= _FINISHED * size[run] + give * ULPS * np.spacing(t_next)
         t = t_next
         if over.any():
             finished = run[over]

@@ -425,3 +425,22 @@ def test_related_bounds(inst):
     # Upper bound for FIFO: each task starts by the latest release or the latest end placed so
     # far, whichever is larger, so C_max <= r_max + Σ p_{j,t} / v_min.
     assert C.max() <= (inst.release.max() + inst.task_size.sum() / np.min(inst.speeds)) * (1 + REL)
+
+
+def test_fifo_malleable_never_emits_a_piece_shorter_than_the_clock():
+    # Found by the --runslow fuzz: two jobs of 1.1e-9 start together at t = 0.0625; the one that
+    # sets the event ends exactly, the other keeps ~1e-18 of work (t_next - t is not exactly
+    # 1.1e-9), and its next piece, 5e-19 long, rounded to zero length at t = 0.0625.
+    from schedrelax.algorithms import run
+    from schedrelax.instances import from_dict
+
+    inst = from_dict({"family": "malleable", "schema_version": 1, "processors": 2, "flows": [
+        {"sizes": [1.1e-09], "max_processors": [2], "release": 0.001},
+        {"sizes": [0.125], "max_processors": [2]},
+        {"sizes": [1.1e-09], "max_processors": [1]}]})
+    s = run("fifo", inst).schedule
+    assert (s.end > s.start).all()
+    # by hand: job 1 (0.125 on 2 processors) ends at 0.0625; then jobs 2 and 0 run on one each
+    # and end together at 0.0625 + 1.1e-9
+    assert np.allclose(np.sort(run("fifo", inst).evaluation.completion), [0.0625, 0.0625 + 1.1e-9, 0.0625 + 1.1e-9],
+                       rtol=0, atol=1e-15)
