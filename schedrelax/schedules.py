@@ -266,6 +266,15 @@ ULPS = 4
 """Floating-point units in the last place of a time stamp added to every time tolerance."""
 
 
+def stamp_round_off(rate, start, end) -> np.ndarray:
+    """The work ``rate · (end − start)`` cannot resolve when each time stamp carries :data:`ULPS`
+    units in its last place: what the verifier allows a piece's work to be off by beyond TOL, and
+    what a scheduler may count as done (work left below it would need a piece shorter than the
+    clock's spacing). Overflow gives inf (callers decide what that means)."""
+    with np.errstate(over="ignore"):
+        return rate * ULPS * np.spacing(np.maximum(np.abs(start), np.abs(end)))
+
+
 def _time_slack(*stamps) -> np.ndarray:
     """How far two time stamps may disagree: TOL time units plus a few ulps of the larger one.
 
@@ -435,8 +444,7 @@ def _check_work(done: np.ndarray, need: np.ndarray, round_off: np.ndarray, name,
 def _round_off(s: Schedule, weight: np.ndarray) -> np.ndarray:
     """Per piece, what a duration ``end - start`` times *weight* may be off by when its time
     stamps carry a few ulps of error each."""
-    with np.errstate(over="ignore"):
-        slack = weight * ULPS * np.spacing(np.maximum(np.abs(s.start), np.abs(s.end)))
+    slack = stamp_round_off(weight, s.start, s.end)
     huge = ~np.isfinite(slack)
     if huge.any():  # an infinite slack would accept any work: refuse to judge instead
         i = int(np.flatnonzero(huge)[0])

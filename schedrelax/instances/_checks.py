@@ -64,6 +64,7 @@ def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarra
 MAX_WHOLE = float(2**53)
 """Whole numbers above this are not exact in floating point (nor safe in int64 arithmetic)."""
 
+
 def check_horizon(start: float, duration: float, what: str) -> None:
     """InstanceError unless *start* + *duration* — a time by which some schedule of the instance
     is done (latest release plus all the work at the slowest rate) — is at most :data:`MAX_WHOLE`.

@@ -49,13 +49,13 @@ from schedrelax.instances import (
 )
 from schedrelax.instances.costs import CostFunction
 from schedrelax.schedulers.related_list import topological_order
-from schedrelax.schedules import ULPS, Schedule
+from schedrelax.schedules import Schedule, stamp_round_off
 
 DONE_TOL = 1e-9
 """Remaining work, relative to the job's (or task's) own size, below which it counts as
 finished (solver and float round-off of the plans; the verifier's own tolerance is 1e-6,
 relative to the work too), plus for a malleable job the round-off of its pieces' time stamps
-(:data:`schedrelax.schedules.ULPS` ulps each, as the verifier). Never relative to max(1, size):
+(:func:`schedrelax.schedules.stamp_round_off`, as the verifier). Never relative to max(1, size):
 a job of 1e-9 work has not been done because less than 1e-9 of it is left before it ran."""
 
 
@@ -156,9 +156,7 @@ def _malleable(inst: MalleableInstance, done: Committed, now: float) -> Remainin
     work = np.bincount(done.job, weights=done.rate * (done.end - done.start), minlength=inst.n_jobs)
     # Work measured from time stamps carries their round-off, a few ulps of the clock per piece
     # (what the verifier allows too): a job of 2e-9 done at t = 1 may be 1e-7 of itself short.
-    slack = np.bincount(done.job, weights=done.rate * ULPS * np.spacing(np.maximum(np.abs(done.start),
-                                                                                    np.abs(done.end))),
-                        minlength=inst.n_jobs)
+    slack = np.bincount(done.job, weights=stamp_round_off(done.rate, done.start, done.end), minlength=inst.n_jobs)
     left = inst.size - work
     open_job = left > DONE_TOL * inst.size + slack
     arrived = _arrived(inst.flow_release, now)

@@ -52,8 +52,8 @@ from schedrelax.rounding.alpha_points import alpha_point_fraction, alpha_point_i
 from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
 from schedrelax.schedulers.greedy_deadline import (
     PseudoJobSchedule,
-    _with_slack,
     greedy_deadline,
+    with_relative_slack,
 )
 from schedrelax.schedulers.mcnaughton import mcnaughton
 from schedrelax.solvers import solve
@@ -377,7 +377,7 @@ def minimax_search(instance: MalleableInstance, chains: Chains, *, epsilon: floa
         plan = greedy_deadline(chains, d, tiebreak=longest_first)
         if certified:
             return plan if plan.feasible else None
-        met = plan.completion <= _with_slack(slack * d, _MET)
+        met = plan.completion <= with_relative_slack(slack * d, _MET)
         return plan if met.all() else None
 
     cp = float(flow_costs(instance, lower).max())

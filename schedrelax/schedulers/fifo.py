@@ -15,7 +15,7 @@ import numpy as np
 
 from schedrelax.algorithms import Result, register
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
-from schedrelax.schedules import POOLED, ULPS, Schedule
+from schedrelax.schedules import POOLED, Schedule, stamp_round_off
 
 _FINISHED = 1e-9
 """Remaining work below this fraction of a job's size counts as done (floating-point dust)."""
@@ -123,7 +123,7 @@ def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, se
         # Dust also includes what the clock cannot resolve: the rate times a few ulps of t (the
         # verifier's allowance too). Otherwise a job of 1.1e-9 left with 1e-18 of work gets a
         # next piece shorter than the clock's spacing: a zero-length piece.
-        over = rem[run] <= _FINISHED * size[run] + give * ULPS * np.spacing(t_next)
+        over = rem[run] <= _FINISHED * size[run] + stamp_round_off(give, t_next, t_next)
         t = t_next
         if over.any():
             finished = run[over]

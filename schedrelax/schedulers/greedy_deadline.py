@@ -139,7 +139,7 @@ def greedy_deadline(chains: Chains, deadlines: np.ndarray, *, speed: float = 1.0
                 if area <= _TIE * size[g] / speed:
                     break
         completion[j] = t
-    late = completion > _with_slack(2.0 * deadlines, _TEST_SLACK)
+    late = completion > with_relative_slack(2.0 * deadlines, _TEST_SLACK)
     # Pieces were made chain by chain in deadline order; regroup them by pseudo-job.
     job = np.asarray(out_job, dtype=np.int64)
     by_job = np.argsort(job, kind="stable")
@@ -169,7 +169,7 @@ def _emit(job: list, start: list, end: list, procs: list, g: int, a: float, b: f
         procs.append(use)
 
 
-def _with_slack(bound: np.ndarray, slack: float) -> np.ndarray:
+def with_relative_slack(bound: np.ndarray, slack: float) -> np.ndarray:
     """bound + slack·|bound| where finite; ±inf as they are (inf − inf would be NaN, and a chain
     due at −inf must fail the test)."""
     out = np.array(bound, dtype=float)

@@ -117,8 +117,8 @@ def _identified(job, q0, a, q1, b, t0, t1, row_piece, plan: PseudoJobSchedule, P
         J, lo_q, hi_q = int(row_piece[k]), int(q0[k]), int(q1[k])
         begin, finish = float(t0[k]), float(t1[k])
         for q in range(lo_q, hi_q + 1):
-            s = min(begin + a[k], finish) if q == lo_q else begin
-            e = min(begin + b[k], finish) if q == hi_q else finish
+            s = float(_at(begin, a[k], finish)) if q == lo_q else begin
+            e = float(_at(begin, b[k], finish)) if q == hi_q else finish
             if e > s:
                 rows.append((int(job[k]), 0, ids[J][q], s, e, 1))
     return Schedule.from_pieces(rows, meta=dict(meta or {}))
