@@ -155,6 +155,7 @@ def _ratio(a: float | None, b: float | None) -> float:
 def _run_one(name: str, inst, solver: str, seed: int, time_limit: float | None,
              extra: dict[str, Any] | None = None) -> dict[str, Any]:
     from schedrelax import algorithms
+    from schedrelax.rounding.exact import meets_bound
 
     spec = algorithms.get(name, inst.family)
     params: dict[str, Any] = dict(extra or {})
@@ -172,15 +173,8 @@ def _run_one(name: str, inst, solver: str, seed: int, time_limit: float | None,
         "guarantee": res.guarantee,
         "build_s": res.timings.get("build", math.nan), "solve_s": res.timings.get("solve", math.nan),
         "round_s": res.timings.get("round", math.nan), "total_s": res.timings.get("total", math.nan),
-        "optimal": _proven_optimal(res.objective, res.lower_bound),
+        "optimal": meets_bound(res.objective, res.lower_bound),
     }
-
-
-def _proven_optimal(objective: float, bound: float | None, rel: float = 1e-6) -> bool:
-    """An exact algorithm proves optimality by a lower bound equal to its value (see OPT_ALGORITHM)."""
-    if bound is None or not math.isfinite(bound):
-        return False
-    return objective - bound <= rel * max(1.0, abs(objective))
 
 
 def _opt(inst, solver: str, task: Task) -> tuple[float, str]:

@@ -37,6 +37,13 @@ COST_MATCH = 1e-6
 proven bound for the result to be called optimal; the same rule as the comparison's OPT column."""
 
 
+def meets_bound(cost: float, bound: float | None) -> bool:
+    """A schedule of this *cost* is proven optimal by the lower *bound*: they agree within
+    :data:`COST_MATCH` relative to max(1, |cost|). The one rule behind every "optimal" label and
+    the comparison's OPT column."""
+    return bound is not None and math.isfinite(bound) and cost - bound <= COST_MATCH * max(1.0, abs(cost))
+
+
 def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: SolveResult, *,
                   exact: bool = True) -> dict[str, Any]:
     """The ``info`` fields of an exact algorithm's Result, from the returned schedule's evaluated
@@ -48,9 +55,8 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
     ``status`` is ``"optimal"`` then; ``"feasible"`` when the solver claimed an optimum that the
     returned schedule does not keep; otherwise the solver's own status (e.g. a time limit).
     """
-    tol = COST_MATCH * max(1.0, abs(cost))
     kept = bool(cost <= mip_objective + COST_MATCH * max(1.0, abs(mip_objective)))
-    optimal = bool(exact and bound is not None and math.isfinite(bound) and cost - bound <= tol)
+    optimal = exact and meets_bound(cost, bound)
     if optimal:
         status = "optimal"
     elif res.is_optimal:

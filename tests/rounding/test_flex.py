@@ -395,8 +395,10 @@ def test_mip_reads_back_its_solution_exactly(inst):
     # minima when every maximum is P: any schedule can be rearranged to run the jobs one after
     # another on all P processors in its completion order without delaying a completion, and
     # that is MPS's schedule for that order (costs are non-decreasing in completion time). Step
-    # costs are left out of the comparison: HiGHS can prove a wrong optimum through their big-M
-    # rows (test_step_cost_optimum_of_highs_can_be_wrong in tests/models/test_malleable_mip.py).
+    # costs are left out of the comparison: HiGHS proved a wrong optimum through their big-M rows
+    # at its default tolerance (test_step_cost_optimum_with_a_large_big_m_is_the_true_optimum in
+    # tests/models/test_malleable_mip.py; rounding/exact.py now tightens it), and one fixed case
+    # does not show that no other instance can still do so.
     try:
         res = run("mip", inst, params={"time_limit": 30})
     except NoOptimalSolutionError as exc:
