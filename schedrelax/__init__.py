@@ -31,6 +31,8 @@ _LAZY = {
     "Result": "schedrelax.algorithms", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
     "run": "schedrelax.algorithms", "load": "schedrelax.instances", "Evaluation": "schedrelax.schedules",
     "Schedule": "schedrelax.schedules", "evaluate": "schedrelax.schedules", "verify": "schedrelax.schedules",
+    # the functions themselves, so that help(sr.solve) and sr.compare's keywords are the real ones
+    "solve": "schedrelax.solvers", "compare": "schedrelax.experiments.compare",
 }
 _SUBPACKAGES = frozenset({"algorithms", "experiments", "instances", "models", "online", "rounding", "schedulers",
                           "schedules", "solvers"})
@@ -61,20 +63,6 @@ def _installed_version() -> str:
 
 
 __version__ = _installed_version()
-
-
-def solve(model, solver: str = "highs", **options):
-    """Solve a Pyomo model with the named back end; see :func:`schedrelax.solvers.solve`."""
-    from schedrelax.solvers import solve as _solve
-
-    return _solve(model, solver=solver, **options)
-
-
-def compare(sources, algorithms=None, solvers=("highs",), **options):
-    """Run a grid of instances × algorithms × solvers; see :func:`schedrelax.experiments.compare.compare`."""
-    from schedrelax.experiments.compare import compare as _compare
-
-    return _compare(sources, algorithms, solvers, **options)
 
 
 __all__ = [

@@ -30,10 +30,12 @@ class Result:
     """What an algorithm returns.
 
     ``lower_bound`` is a value no feasible schedule can beat (the relaxation's optimum, or a
-    combinatorial bound), None if the algorithm proves none. ``guarantee`` is the theorem's
+    combinatorial bound), None if the algorithm proves none; ``bound_kind`` says which bound it is
+    (e.g. ``"LP2 optimum"``, ``"MIP dual bound"``, ``"SRPT bound"``). ``guarantee`` is the theorem's
     factor: objective <= guarantee × optimum (or × lower_bound where the proof says so) — None if
     there is no guarantee. ``timings`` holds seconds by phase (build, solve, round, total);
     ``info`` anything else worth reporting (solver status, rounds, speed augmentation ...).
+    :attr:`status` and :meth:`status_line` say what the result proves.
     """
 
     algorithm: str
@@ -45,6 +47,7 @@ class Result:
     params: dict[str, Any] = field(default_factory=dict)
     info: dict[str, Any] = field(default_factory=dict)
     evaluation: Evaluation | None = None
+    bound_kind: str | None = None
 
     @property
     def ratio_to_bound(self) -> float | None:
@@ -52,6 +55,57 @@ class Result:
         if self.lower_bound is None or self.lower_bound <= 0 or self.objective <= 0:
             return None
         return self.objective / self.lower_bound
+
+    @property
+    def exact(self) -> bool:
+        """Whether the algorithm is an exact search (it reports ``info["optimal"]``)."""
+        return "optimal" in self.info
+
+    @property
+    def status(self) -> str:
+        """What the result proves about its schedule.
+
+        ``"optimal"``: an exact algorithm proved the schedule's own cost optimal (it meets the
+        proven lower bound, :func:`schedrelax.rounding.exact.meets_bound`). ``"feasible"``: an exact
+        algorithm's verified schedule that is not proven optimal (see :attr:`gap`); or the
+        solver's own status when the search stopped early (``"time_limit"`` ...). ``"heuristic"``:
+        an approximation or baseline — a verified schedule with no claim of optimality (its
+        ``guarantee``, if any, is the theorem's factor).
+        """
+        if not self.exact:
+            return "heuristic"
+        return str(self.info.get("status", "optimal" if self.info["optimal"] else "feasible"))
+
+    @property
+    def gap(self) -> float | None:
+        """(objective − lower_bound) / objective: how far the bound leaves the optimum open, None
+        without a bound or with a non-positive objective."""
+        if self.lower_bound is None or not self.objective > 0:
+            return None
+        return max(0.0, (self.objective - self.lower_bound) / self.objective)
+
+    def status_line(self) -> str:
+        """One line for people: the status, the solver's own status where it differs, the gap."""
+        if self.status == "heuristic":
+            text = "heuristic (verified schedule, no optimality claim)"
+            solver_status = self.info.get("lp_status")
+            if solver_status is not None:
+                text += f"; its LP ended {solver_status}"
+            return text
+        text = self.status
+        if self.status == "optimal":
+            text += " (proven: the schedule's cost meets the lower bound)"
+        else:
+            text += ", not proven optimal"
+            solver_status = self.info.get("solver_status")
+            message = self.info.get("solver_message")
+            if message:
+                text += f" (the solver: {message})"
+            elif solver_status is not None and solver_status != self.status:
+                text += f" (solver status {solver_status})"
+            if self.gap is not None:
+                text += f"; gap {100 * self.gap:.3g} % to the lower bound"
+        return text
 
 
 AlgorithmFn = Callable[..., Result]
@@ -186,15 +240,42 @@ def _check_param_types(name: str, fn: AlgorithmFn, params: Mapping[str, Any]) ->
 
 
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
-        params: Mapping[str, Any] | None = None) -> Result:
+        params: Mapping[str, Any] | None = None, time_limit: float | None = None, **kwargs: Any) -> Result:
     """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
 
-    Raises AlgorithmError for an unknown name or the wrong family, and
+    Parameters
+    ----------
+    name:
+        A registered algorithm (``schedrelax list``; ``online:NAME`` re-plans NAME as jobs arrive).
+    instance:
+        An instance of the family the algorithm accepts.
+    solver:
+        LP/MIP back end for algorithms that solve a model (``"highs"``, ``"glpk"``, ``"cvxpy"`` ...).
+    seed:
+        Random seed of randomised algorithms (ignored by the others).
+    params:
+        The algorithm's own parameters as a mapping (what ``solve -p KEY=VALUE`` passes).
+    time_limit:
+        Seconds for each solver call of an algorithm that uses a solver; an error for one that
+        does not (it has no ``time_limit`` parameter).
+    **kwargs:
+        The algorithm's own parameters as keywords, e.g. ``run("spc", inst, cuts="prefix")``;
+        merged with *params* (a parameter given both ways is an error).
+
+    Raises AlgorithmError for an unknown name, the wrong family or an unknown parameter, and
     InfeasibleScheduleError if the algorithm's schedule breaks a constraint (a bug in the
     algorithm: it is never passed on silently).
     """
     spec = get(name, instance.family)
     params = dict(params or {})
+    both = sorted(set(params) & set(kwargs))
+    if both:
+        raise AlgorithmError(f"algorithm {name!r}: parameter {both[0]!r} given both in params and as a keyword")
+    params.update(kwargs)
+    if time_limit is not None:
+        if "time_limit" in params:
+            raise AlgorithmError(f"algorithm {name!r}: time_limit given both in params and as a keyword")
+        params["time_limit"] = time_limit
     accepted = _keyword_params(spec.fn)
     if accepted is not None:
         unknown = sorted(set(params) - accepted)

@@ -27,7 +27,8 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
         from schedrelax.algorithms import run
 
         name = "flowflex-minimax" if instance.objective == "minimax" else "flowflex"
-        value, what = run(name, instance, solver=solver).lower_bound, f"{name} lower bound"
+        offline = run(name, instance, solver=solver)
+        value, what = offline.lower_bound, f"{name}'s {offline.bound_kind} with releases"
     elif isinstance(instance, PackingInstance):
         from schedrelax.models.synchpack_lp import build_lp1, interval_lp_solution
         from schedrelax.solvers import solve
@@ -35,11 +36,11 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
         model = build_lp1(instance)
         res = solve(model, solver)
         value = interval_lp_solution(model).objective if res.is_optimal else None
-        what = "LP1 (paper 003 §3.1) with releases"
+        what = "LP1 optimum (paper 003 §3.1) with releases"
     elif isinstance(instance, RelatedInstance):
         from schedrelax.rounding.spc import solve_lp_schedule
 
-        value, what = solve_lp_schedule(instance, solver).solution.objective, "LP-Schedule (paper 004 §III) with releases"
+        value, what = solve_lp_schedule(instance, solver).solution.objective, "LP-Schedule optimum (paper 004 §III) with releases"
     else:
         raise TypeError(f"no online lower bound for the {instance.family} family")
     return (None if value is None else float(value)), what, time.perf_counter() - t0

@@ -171,7 +171,8 @@ def simulate(instance: Instance, algorithm: str, *, epoch: float | None = None, 
     }
     if trace:
         info["plans"] = plans
-    return Result(algorithm=f"online:{algorithm}", schedule=schedule, lower_bound=lower, guarantee=None,
+    return Result(algorithm=f"online:{algorithm}", schedule=schedule, lower_bound=lower, bound_kind=what,
+                  guarantee=None,
                   timings={"planning": float(sum(plan_seconds)), "bound": bound_seconds,
                            "simulation": time.perf_counter() - t_start},
                   params={"algorithm": algorithm, "epoch": epoch, "replan_on": replan_on, "bound": bound, **params},

@@ -63,5 +63,6 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
         status = "feasible"
     else:
         status = res.status.value
-    return {"status": status, "optimal": optimal, "solver_status": res.status.value, "best_bound": bound,
+    return {"status": status, "optimal": optimal, "solver_status": res.status.value,
+            "solver_message": res.message, "best_bound": bound,
             "mip_objective": mip_objective, "schedule_cost": cost, "schedule_keeps_mip_objective": kept}

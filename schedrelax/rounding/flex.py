@@ -823,5 +823,6 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
             "added_time": float(bounds[-1] - times[-1]),
             "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
     return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
+                  bound_kind=None if res.best_bound is None else f"MIP dual bound ({res.solver})",
                   timings={"build": build, "solve": solve_seconds},
                   params={"minima": minima, "time_limit": time_limit, "mip_gap": mip_gap}, info=info)

@@ -103,6 +103,9 @@ def flow_costs(instance: MalleableInstance, completion: np.ndarray) -> np.ndarra
     return np.array([fl.cost(c) for fl, c in zip(instance.flows, completion)], dtype=float)
 
 
+CRITICAL_PATH_KIND = "critical-path bound (paper 000 §4.1: each flow at its L_j)"
+
+
 def critical_path_bound(instance: MalleableInstance, lower: np.ndarray) -> float:
     """The cost of every flow completing at its lower bound L_j (critical path, squashed area and
     release; §4.1: "the sum [max] of the critical path objective function values"), summed or
@@ -132,8 +135,8 @@ def _unit_speed_guarantee(instance: MalleableInstance, speed: float, factor: flo
 
 
 def _finish(name: str, instance: MalleableInstance, chains: Chains, plan: PseudoJobSchedule, *,
-            processor_ids: bool, lower_bound: float | None, guarantee: float | None, timings: dict,
-            params: dict, info: dict) -> Result:
+            processor_ids: bool, lower_bound: float | None, bound_kind: str | None, guarantee: float | None,
+            timings: dict, params: dict, info: dict) -> Result:
     """McNaughton's conversion of the unit-speed plan and the Result every pipeline returns."""
     t0 = time.perf_counter()
     schedule = mcnaughton(chains, plan, processor_ids=processor_ids, meta={"algorithm": name})
@@ -141,8 +144,8 @@ def _finish(name: str, instance: MalleableInstance, chains: Chains, plan: Pseudo
     info = {**info, "cost_unit_speed": aggregate(flow_costs(instance, plan.completion), instance.objective),
             "speed_guarantee": bool(np.all(instance.flow_release == 0)),
             "chains": chains.n_chains, "pseudo_jobs": chains.n_pseudo_jobs}
-    return Result(algorithm=name, schedule=schedule, lower_bound=lower_bound, guarantee=guarantee,
-                  timings=timings, params=params, info=info)
+    return Result(algorithm=name, schedule=schedule, lower_bound=lower_bound, bound_kind=bound_kind,
+                  guarantee=guarantee, timings=timings, params=params, info=info)
 
 
 def _check_choice(value: str, name: str, allowed: tuple[str, ...]) -> None:
@@ -265,6 +268,8 @@ def flowflex(instance: MalleableInstance, *, solver: str = "highs", seed: int | 
     cp_bound = critical_path_bound(instance, lower)
     lp_bound = net.lower_bound and instance.objective == "minisum"
     lower_bound = max(cp_bound, solution.objective) if lp_bound else cp_bound
+    bound_kind = (f"flow LP optimum (paper 000 §2, ε = {net.epsilon:.3g})" if lp_bound and solution.objective >= cp_bound
+                  else CRITICAL_PATH_KIND)
     guarantee = _unit_speed_guarantee(instance, speed, 1.0 / (1.0 - alpha), "minisum") if net.lower_bound else None
     info = {"speed": speed, "cost_bound_at_speed": solution.objective / (1.0 - alpha),
             "lp_value": solution.objective, "lp_is_lower_bound": bool(net.lower_bound),
@@ -275,7 +280,7 @@ def flowflex(instance: MalleableInstance, *, solver: str = "highs", seed: int | 
     params = {"alpha": alpha, "intervals": intervals, "epsilon": net.epsilon, "unit": unit, "method": method,
               "processor_ids": processor_ids, "time_limit": time_limit}
     return _finish("flowflex", instance, chains, plan, processor_ids=processor_ids, lower_bound=lower_bound,
-                   guarantee=guarantee, timings=timings, params=params, info=info)
+                   bound_kind=bound_kind, guarantee=guarantee, timings=timings, params=params, info=info)
 
 
 # ---------------------------------------------------------------------------------- minimax
@@ -493,6 +498,8 @@ def flowflex_minimax(instance: MalleableInstance, *, solver: str | None = None, 
     speed = 2.0 * (1.0 + eps)
     minimax = instance.objective == "minimax"
     lower_bound = search.lower_bound if minimax else critical_path_bound(instance, lower)
+    bound_kind = "minimax search bound (critical path, squashed area, infeasible budgets)" if minimax \
+        else CRITICAL_PATH_KIND
     guarantee = _unit_speed_guarantee(instance, speed, 1.0, "minimax") if search.converged else None
     info.update(speed=speed, M=search.value, infeasible_M=search.infeasible,
                 critical_path_bound=search.critical_path_bound, squashed_bound=search.squashed_bound,
@@ -500,7 +507,8 @@ def flowflex_minimax(instance: MalleableInstance, *, solver: str | None = None, 
     params = {"epsilon": eps, "unit_speed_search": unit_speed_search, "processor_ids": processor_ids,
               "max_tests": max_tests}
     return _finish("flowflex-minimax", instance, chains, plan, processor_ids=processor_ids,
-                   lower_bound=lower_bound, guarantee=guarantee, timings=timings, params=params, info=info)
+                   lower_bound=lower_bound, bound_kind=bound_kind, guarantee=guarantee, timings=timings,
+                   params=params, info=info)
 
 
 # --------------------------------------------------------------------------------- knapsack
@@ -765,6 +773,8 @@ def _knapsack_result(name: str, instance: MalleableInstance, *, universal: bool,
     factor = 1.0 if exact else 1.0 + epsilon
     cp = critical_path_bound(instance, lower)
     lower_bound = max(cp, kd.lower_bound) if kd.lower_bound is not None else cp
+    bound_kind = ("knapsack bound (paper 000 Claims 2-3)" if kd.lower_bound is not None and kd.lower_bound >= cp
+                  else CRITICAL_PATH_KIND)
     guarantee = None
     if not universal or len({fl.cost for fl in instance.flows}) == 1:  # Theorem 11 needs one cost for all
         guarantee = _unit_speed_guarantee(instance, speed, factor, "minisum")
@@ -775,7 +785,7 @@ def _knapsack_result(name: str, instance: MalleableInstance, *, universal: bool,
     if not universal:
         params.update(knapsack=knapsack, epsilon=epsilon)
     return _finish(name, instance, chains, plan, processor_ids=processor_ids, lower_bound=lower_bound,
-                   guarantee=guarantee, timings=timings, params=params, info=info)
+                   bound_kind=bound_kind, guarantee=guarantee, timings=timings, params=params, info=info)
 
 
 @register("flowflex-knapsack", "malleable", "minisum by min-loss knapsacks on geometric deadlines (Algorithm 2)",

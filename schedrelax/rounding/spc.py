@@ -64,6 +64,10 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     ends without an optimum raises NoOptimalSolutionError. HiGHS re-solves warm from its basis;
     other solvers rebuild the model each round.
     """
+    from schedrelax.models.queyranne import CUT_MODES
+
+    if cuts not in CUT_MODES:  # named as the caller knows it (QueyranneCuts calls it mode)
+        raise ValueError(f"cuts must be one of {', '.join(CUT_MODES)}; got {cuts!r}")
     start = time.perf_counter()
     if use_smith and (exact := smith_rule_lp(instance)) is not None:
         return LPScheduleResult(exact, "smith", True, seconds=time.perf_counter() - start)
@@ -120,6 +124,7 @@ def spc(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = 
     t0 = time.perf_counter()
     schedule = list_schedule(instance, lp_order(instance, lp.solution.C), meta={"algorithm": "spc"})
     return Result(algorithm="spc", schedule=schedule, lower_bound=lp.solution.objective,
+                  bound_kind="LP-Schedule optimum (Queyranne cuts, paper 004 §III)",
                   guarantee=spc_guarantee(instance) if lp.converged else None,
                   timings={"lp": lp.seconds, "schedule": time.perf_counter() - t0},
                   params={"cuts": cuts, "tol": tol},
@@ -227,5 +232,6 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     schedule = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
     outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, res.best_bound, res)
     return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
+                  bound_kind=None if res.best_bound is None else f"MIP dual bound ({res.solver})",
                   guarantee=1.0 if outcome["optimal"] else None,
                   timings={"solve": res.solve_seconds, "build": res.build_seconds}, info=outcome)

@@ -195,6 +195,7 @@ def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     guarantee = 6 * (1 + eps) if proven and lam is None and slow_motion == "task" and _offline(instance) else None
     return Result(
         algorithm="synchpack1", schedule=run.schedule, lower_bound=sol.objective if proven else None,
+        bound_kind="LP1 optimum (paper 003 §3.1)" if proven else None,
         guarantee=guarantee,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
         params={"eps": eps, "lam": lam, "slow_motion": slow_motion, "shift_back": shift_back, "time_limit": time_limit},
@@ -319,6 +320,7 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     guarantee = 24.0 if proven and lam is None and slow_motion == "task" and _offline(instance) else None
     return Result(
         algorithm="synchpack2", schedule=best.schedule, lower_bound=sol.objective if proven else None,
+        bound_kind="LP2 optimum (paper 003 §4)" if proven else None,
         guarantee=guarantee,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
         params={"lam": lam, "tries": tries, "slow_motion": slow_motion, "shift_back": shift_back,
@@ -383,6 +385,7 @@ def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     proven = res.is_optimal and was
     return Result(
         algorithm="synchpack3", schedule=schedule, lower_bound=sol.objective if proven else None,
+        bound_kind="LP3 optimum (paper 003 §5)" if proven else None,
         guarantee=4.0 if proven and _offline(instance) else None,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
         params={"time_limit": time_limit},
@@ -422,6 +425,7 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, bound, res, exact=not preemptive)
     return Result(
         algorithm="mip", schedule=schedule, lower_bound=bound,
+        bound_kind=None if bound is None else f"MIP dual bound ({res.solver})",
         guarantee=1.0 if outcome["optimal"] else None,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds},
         params={"preemptive": preemptive, "time_limit": time_limit},

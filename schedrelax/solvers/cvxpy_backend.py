@@ -18,6 +18,7 @@ import numpy as np
 import pyomo.environ as pyo
 from pyomo.core.base.constraint import ConstraintData
 
+from schedrelax._log import solver_log_enabled
 from schedrelax.errors import SolverError
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import (
@@ -256,7 +257,7 @@ class CvxpyBackend:
                 # cvxpy warns about these statuses; the SolveResult reports them already
                 warnings.filterwarnings("ignore", message="(?s).*may be inaccurate")
                 warnings.filterwarnings("ignore", message="(?s).*either infeasible or unbounded")
-                problem.solve(solver=solver, **kwargs)
+                problem.solve(solver=solver, **{"verbose": solver_log_enabled(), **kwargs})
         except cp.error.SolverError as exc:
             return SolveResult(
                 status=SolveStatus.ERROR,

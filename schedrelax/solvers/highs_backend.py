@@ -22,6 +22,7 @@ from pyomo.core.base.constraint import ConstraintData
 from pyomo.core.base.var import VarData
 from pyomo.repn import generate_standard_repn
 
+from schedrelax._log import solver_log_enabled
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import (
     column_data,
@@ -63,13 +64,13 @@ def new_highs() -> highspy.Highs:
     (``solve(..., output_flag=True)``, or the command's ``--solver-log``), not a side effect.
     """
     global _BANNER_SHOWN
-    if _BANNER_SHOWN:
+    if _BANNER_SHOWN or solver_log_enabled():
         highs = highspy.Highs()
     else:
         with _stdout_fd_silenced():
             highs = highspy.Highs()
         _BANNER_SHOWN = True
-    highs.setOptionValue("output_flag", False)
+    highs.setOptionValue("output_flag", solver_log_enabled())
     return highs
 
 
@@ -126,7 +127,7 @@ class HighsBackend:
         self._threads = threads
         self._highs = new_highs()
         self.version = self._highs.version()
-        _set_option(self._highs, "output_flag", False)
+        _set_option(self._highs, "output_flag", solver_log_enabled())
         if time_limit is not None:
             _set_option(self._highs, "time_limit", float(time_limit))
         # HiGHS stops at a 1e-4 relative gap by default; without a requested gap we want the

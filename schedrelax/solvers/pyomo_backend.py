@@ -21,6 +21,7 @@ from pyomo.common.log import LoggingIntercept
 from pyomo.core.base.constraint import ConstraintData
 from pyomo.opt import SolutionStatus, TerminationCondition
 
+from schedrelax._log import solver_log_enabled
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import active_objective
 
@@ -167,11 +168,11 @@ class PyomoPluginBackend:
         if self.name == "glpk":
             with tempfile.TemporaryDirectory(prefix="schedrelax-") as tmp:
                 logfile = os.path.join(tmp, "glpk.log")
-                results = opt.solve(self.model, load_solutions=False, logfile=logfile)
+                results = opt.solve(self.model, load_solutions=False, logfile=logfile, tee=solver_log_enabled())
                 with open(logfile, encoding="utf-8", errors="replace") as fh:
                     log = fh.read()
         else:
-            results = opt.solve(self.model, load_solutions=False)
+            results = opt.solve(self.model, load_solutions=False, tee=solver_log_enabled())
         wall = time.perf_counter() - start
         self.builds += 1
 

@@ -14,7 +14,8 @@
   rejected the schedule), ``infeasible-vs-original``, ``objective-mismatch``, ``bad-bound``
   (NaN/inf), ``lb-above-objective``, ``lb-above-optimum``, ``beats-optimum``,
   ``guarantee-violated``, ``optimal-label-wrong`` (an exact engine says optimal but its schedule
-  costs more than its proven bound), ``empty-refusal``.
+  costs more than its proven bound, or a Result's ``status`` says optimal without the proof),
+  ``unnamed-bound`` (a lower bound without ``bound_kind``), ``empty-refusal``.
 
 :func:`shrink` greedily minimises a failing instance's JSON.
 """
@@ -38,6 +39,7 @@ from schedrelax.errors import InfeasibleScheduleError, InstanceError, Schedrelax
 from schedrelax.instances import Instance, PackingInstance
 from schedrelax.instances.base import from_dict
 from schedrelax.schedules import evaluate, verify
+from schedrelax.rounding.exact import meets_bound
 
 REL_TOL = 1e-6
 """Relative slack of the value comparisons (the verifier's own TOL)."""
@@ -180,6 +182,13 @@ def check_run(name: str, instance: Instance, *, params: dict | None = None, opti
         if optimum is not None and not _at_most(lb, optimum):
             out.kind, out.message = "lb-above-optimum", f"lower bound {lb!r} > MIP optimum {optimum!r}"
             return out
+        if not res.bound_kind:
+            out.kind, out.message = "unnamed-bound", f"lower bound {lb!r} with no bound_kind saying what it is"
+            return out
+    if res.status == "optimal" and (lb is None or not meets_bound(res.objective, lb)):
+        out.kind, out.message = "optimal-label-wrong", (f"status 'optimal' but the schedule's cost {res.objective!r} "
+                                                        f"does not meet its lower bound {lb!r}")
+        return out
     if optimum is not None and comparable_to_mip(family, original, res.schedule) and \
             not _at_most(optimum, res.objective) and not name.endswith("mip"):
         out.kind, out.message = "beats-optimum", f"objective {res.objective!r} < proven MIP optimum {optimum!r}"

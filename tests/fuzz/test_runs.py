@@ -135,13 +135,17 @@ def test_the_checker_catches_each_kind_of_failure():
                 while True:
                     pass
             return Result(name, result.get("schedule", _right(instance)), lower_bound=result.get("lb"),
-                          guarantee=result.get("g"), info=result.get("info", {}))
+                          bound_kind=result.get("kind", "test bound"), guarantee=result.get("g"),
+                          info=result.get("info", {}))
         return name
 
     assert check_run(reg("t-ok", lb=6.0, g=1.0), inst).kind == "ok"
     assert check_run(reg("t-short", schedule=Schedule.from_pieces([(0, 0, 0, 0.0, 1.0, 1.0)])), inst).kind == "infeasible"
     assert check_run(reg("t-lb", lb=6.5), inst).kind == "lb-above-objective"
     assert check_run(reg("t-nan", lb=float("nan")), inst).kind == "bad-bound"
+    assert check_run(reg("t-unnamed", lb=6.0, kind=None), inst).kind == "unnamed-bound"
+    # a Result whose status says optimal without a bound that proves it (any algorithm, not only mip)
+    assert check_run(reg("t-opt-nobound", info={"optimal": True}), inst).kind == "optimal-label-wrong"
     assert check_run(reg("t-g", lb=2.0, g=2.0), inst).kind == "guarantee-violated"
     # an unconverged relaxation carries no guarantee to check
     assert check_run(reg("t-g-unconv", lb=2.0, g=2.0, info={"lp_converged": False}), inst).kind == "ok"
