@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from schedrelax._log import logger
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import Instance
 from schedrelax.schedules import Evaluation, Schedule, evaluate, verify
@@ -109,6 +110,8 @@ class Result:
 
 
 AlgorithmFn = Callable[..., Result]
+
+_LOG = logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -289,5 +292,9 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     verify(instance, result.schedule)
     ev = evaluate(instance, result.schedule)
     timings = {**result.timings, "total": elapsed}
-    return replace(result, algorithm=name, objective=ev.objective, evaluation=ev, timings=timings,
+    done = replace(result, algorithm=name, objective=ev.objective, evaluation=ev, timings=timings,
                    params={**params, **result.params, "seed": seed, "solver": solver if spec.uses_solver else None})
+    _LOG.info("%s on a %s instance (%d jobs): objective %.6g, %s, %.3f s", name, instance.family, instance.n_jobs,
+              done.objective, done.status, elapsed)
+    _LOG.debug("%s timings %s", name, {k: round(v, 4) for k, v in timings.items()})
+    return done

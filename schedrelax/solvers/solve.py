@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pyomo.environ as pyo
 
+from schedrelax._log import logger
 from schedrelax.solvers.registry import make_backend, run_backend
 from schedrelax.solvers.result import SolveResult
+
+_LOG = logger(__name__)
 
 
 def solve(
@@ -53,4 +56,7 @@ def solve(
     ValueError
         A limit is not a valid number, or the model has no or several active objectives.
     """
-    return run_backend(make_backend(model, solver, time_limit, mip_gap, threads, options))
+    result = run_backend(make_backend(model, solver, time_limit, mip_gap, threads, options))
+    _LOG.debug("solve %s with %s: %s, objective %s, bound %s, %.3f s build + %.3f s solve", model.name, solver,
+               result.status.value, result.objective, result.best_bound, result.build_seconds, result.solve_seconds)
+    return result
