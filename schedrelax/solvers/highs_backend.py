@@ -223,6 +223,24 @@ class HighsBackend:
             self._column_of[id(var)] = j
         return j
 
+    def use_start(self) -> None:
+        """Give HiGHS the model's current variable values as a MIP start (``setSolution``): all
+        columns when every variable has a value, else the ones that have (HiGHS completes a
+        partial start by a sub-MIP). Variables without a value are left to the solver."""
+        if not self._loaded:
+            self._load()
+        values = [var.value for var in self._columns]
+        known = [j for j, v in enumerate(values) if v is not None]
+        if not known:
+            return
+        if len(known) == len(values):
+            solution = highspy.HighsSolution()
+            solution.col_value = [float(v) for v in values]
+            self._highs.setSolution(solution)
+        else:
+            index = np.array(known, dtype=np.int32)
+            self._highs.setSolution(len(known), index, np.array([float(values[j]) for j in known], dtype=float))
+
     def _run(self) -> None:
         if self._threads is not None:
             # HiGHS runs on one scheduler per process, started with the first solve's thread

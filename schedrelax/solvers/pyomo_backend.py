@@ -21,9 +21,13 @@ from pyomo.common.log import LoggingIntercept
 from pyomo.core.base.constraint import ConstraintData
 from pyomo.opt import SolutionStatus, TerminationCondition
 
-from schedrelax._log import solver_log_enabled
+from schedrelax._log import logger, solver_log_enabled
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import active_objective
+
+_LOG = logger(__name__)
+_WARMSTART = frozenset({"cbc", "gurobi", "cplex"})
+"""The plugins whose Pyomo interface takes ``warmstart=True`` (the variables' values as a start)."""
 
 TC = TerminationCondition
 
@@ -158,6 +162,14 @@ class PyomoPluginBackend:
     def add_constraints(self, constraints: Iterable[ConstraintData]) -> None:
         """Nothing to do: the constraints are on the model, which the next solve writes again."""
 
+    def use_start(self) -> None:
+        """Pass the variables' current values as a MIP start (Pyomo's ``warmstart``) to the plugins
+        that take one (cbc, gurobi, cplex); glpk and scip take none here, which is logged."""
+        if self.name in _WARMSTART:
+            self._warmstart = True
+        else:
+            _LOG.info("solver %s takes no MIP start here: it starts from scratch", self.name)
+
     def solve(self) -> SolveResult:
         """Write the model, run the solver, read back status, bound and values."""
         opt = pyo.SolverFactory(self.name)
@@ -172,7 +184,8 @@ class PyomoPluginBackend:
                 with open(logfile, encoding="utf-8", errors="replace") as fh:
                     log = fh.read()
         else:
-            results = opt.solve(self.model, load_solutions=False, tee=solver_log_enabled())
+            extra = {"warmstart": True} if getattr(self, "_warmstart", False) else {}
+            results = opt.solve(self.model, load_solutions=False, tee=solver_log_enabled(), **extra)
         wall = time.perf_counter() - start
         self.builds += 1
 

@@ -17,6 +17,7 @@ def solve(
     time_limit: float | None = None,
     mip_gap: float | None = None,
     threads: int | None = None,
+    warm_start: bool = False,
     **options,
 ) -> SolveResult:
     """Solve a linear Pyomo model (LP or MIP) and load the solution into its variables.
@@ -37,6 +38,13 @@ def solve(
         None asks every back end for a proven optimum (zero relative gap).
     threads:
         Positive number of threads, for back ends that have the option (a ValueError otherwise).
+    warm_start:
+        Start a MIP from the values the model's variables hold now (a known schedule mapped into
+        them, Pyomo's convention). Used by ``"highs"`` (``setSolution``: a complete feasible start
+        becomes the incumbent, a partial one is completed by HiGHS) and by the ``"cbc"``,
+        ``"gurobi"`` and ``"cplex"`` plugins (Pyomo's ``warmstart``); ignored — logged at INFO —
+        by ``"glpk"``, ``"scip"`` and ``"cvxpy"``, whose interfaces here take no start. A start
+        never changes the answer, only how soon a good incumbent is known.
     **options:
         Passed to the back end under its own names (HiGHS option names for ``"highs"``, the
         plugin's options for Pyomo plugins, ``problem.solve`` keywords for cvxpy).
@@ -56,7 +64,14 @@ def solve(
     ValueError
         A limit is not a valid number, or the model has no or several active objectives.
     """
-    result = run_backend(make_backend(model, solver, time_limit, mip_gap, threads, options))
+    backend = make_backend(model, solver, time_limit, mip_gap, threads, options)
+    if warm_start:
+        use_start = getattr(backend, "use_start", None)
+        if use_start is None:
+            _LOG.info("solver %s takes no MIP start here: it starts from scratch", solver)
+        else:
+            use_start()
+    result = run_backend(backend)
     _LOG.debug("solve %s with %s: %s, objective %s, bound %s, %.3f s build + %.3f s solve", model.name, solver,
                result.status.value, result.objective, result.best_bound, result.build_seconds, result.solve_seconds)
     return result
