@@ -52,24 +52,52 @@ def _ancestors(n: int, edges: np.ndarray) -> np.ndarray:
     return reach
 
 
-def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
+def incumbent_horizon(instance: RelatedInstance, upper_bound: float) -> float | None:
+    """A horizon from a known schedule's cost U: an optimal schedule has w_j C_j <= Σ w C <= U for
+    every job, so C_j <= U / w_j, and every task ends by max_j U / w_j. None when some weight is 0
+    (that job's completion is not bounded by U)."""
+    w = np.asarray(instance.weights, dtype=float)
+    if not (w > 0).all() or not np.isfinite(upper_bound):
+        return None
+    return float(np.max(upper_bound / w))
+
+
+def build_related_mip(instance: RelatedInstance, upper_bound: float | None = None,
+                      lower_bound: float | None = None) -> pyo.ConcreteModel:
     """The disjunctive MIP of the module docstring; ``m.obj`` is Σ w_j C_j in the instance's units.
 
     C_j also gets the lower bound LP-Schedule's (3)-(4) imply (valid for every schedule): it
     changes no optimum and tightens the MIP's own relaxation.
+
+    *upper_bound*, the cost of a known schedule, narrows the big-M horizon H to
+    :func:`incumbent_horizon` where that is smaller (it keeps every optimal schedule, and a
+    smaller H is a tighter relaxation). ``m.horizon`` holds the H used. *lower_bound*, a value
+    no schedule beats (e.g. the LP-Schedule optimum), becomes the row ``m.bound_cut``:
+    Σ w_j C_j >= lower_bound; it removes no schedule, and the search can stop as soon as an
+    incumbent meets it.
     """
     T, m_count, n = instance.n_tasks, instance.n_machines, instance.n_jobs
     size = instance.task_size
     speeds = np.asarray(instance.speeds, dtype=float)
     job = instance.task_job
-    H = mip_horizon(instance)
     dur = size[:, None] / speeds[None, :]
+    H = mip_horizon(instance)
+    big_m = H
+    if upper_bound is not None:
+        narrow = incumbent_horizon(instance, upper_bound)
+        if narrow is not None and narrow < H:
+            # Starts and ends stay within the narrowed H, but a disjunctive row also holds for a
+            # machine the task is not on, where s_t + p_t / v_i may exceed it by the longest
+            # duration: the big-M is that sum, or the data's horizon if smaller (valid as above).
+            H = narrow
+            big_m = min(big_m, H + float(dur.max()))
     lower = ScheduleLPData.of(instance).lower
     reach = _ancestors(n, instance.edges)
     pairs = [(t, u) for t in range(T) for u in range(t + 1, T)
              if not reach[job[t], job[u]] and not reach[job[u], job[t]]]
 
     m = pyo.ConcreteModel(name=f"related MIP {instance.name}".strip())
+    m.horizon = H
     m.T = pyo.RangeSet(0, T - 1)
     m.M = pyo.RangeSet(0, m_count - 1)
     m.J = pyo.RangeSet(0, n - 1)
@@ -102,11 +130,11 @@ def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
 
     def before(m, t, u, i):  # t first on machine i
         both = 2 - m.x[t, i] - m.x[u, i]
-        return m.s[u] >= m.s[t] + float(dur[t, i]) - H * (1 - m.y[t, u]) - H * both
+        return m.s[u] >= m.s[t] + float(dur[t, i]) - big_m * (1 - m.y[t, u]) - big_m * both
 
     def after(m, t, u, i):  # u first on machine i
         both = 2 - m.x[t, i] - m.x[u, i]
-        return m.s[t] >= m.s[u] + float(dur[u, i]) - H * m.y[t, u] - H * both
+        return m.s[t] >= m.s[u] + float(dur[u, i]) - big_m * m.y[t, u] - big_m * both
 
     m.t_first = pyo.Constraint(m.pairs, m.M, rule=before)
     m.u_first = pyo.Constraint(m.pairs, m.M, rule=after)
@@ -118,6 +146,8 @@ def build_related_mip(instance: RelatedInstance) -> pyo.ConcreteModel:
         m.y[t, u].fix(1)
     w = instance.weights.tolist()
     m.obj = pyo.Objective(expr=sum(w[j] * m.C[j] for j in m.J))
+    if lower_bound is not None:
+        m.bound_cut = pyo.Constraint(expr=sum(w[j] * m.C[j] for j in m.J) >= float(lower_bound))
     return m
 
 
@@ -137,3 +167,51 @@ def related_mip_solution(model: pyo.ConcreteModel) -> RelatedMIPSolution:
     start = np.array([model.s[t].value for t in range(T)], dtype=float)
     C = np.array([model.C[j].value for j in model.J], dtype=float)
     return RelatedMIPSolution(np.argmax(x, axis=1), start, C)
+
+
+def related_mip_start(model: pyo.ConcreteModel, instance: RelatedInstance, schedule) -> bool:
+    """Set the MIP's variables to a feasible schedule of *instance* (one piece per task, as every
+    related algorithm returns), for ``solve(..., warm_start=True)``: x from the machines, s from
+    the starts, C and S from the completions and the DAG, y from the order of starts. Equal tasks
+    of one job exchange their places so that the model's twin rows (lower index first) hold.
+    Returns False, setting nothing, when the schedule does not fit the model (not one piece per
+    task, or a start beyond the model's horizon)."""
+    T, n = instance.n_tasks, instance.n_jobs
+    if len(schedule) != T:
+        return False
+    job = instance.task_job
+    offset = instance.job_offset
+    gid = offset[schedule.job] + schedule.task
+    if sorted(gid.tolist()) != list(range(T)):
+        return False
+    machine = np.empty(T, dtype=np.int64)
+    start = np.empty(T)
+    end = np.empty(T)
+    machine[gid], start[gid], end[gid] = schedule.machine, schedule.start, schedule.end
+    size = instance.task_size
+    for j in range(n):  # twins: equal sizes in one job take their slots in index order
+        tasks = np.arange(offset[j], offset[j + 1])
+        for value in np.unique(size[tasks]):
+            same = tasks[size[tasks] == value]
+            if len(same) > 1:
+                order = same[np.argsort(start[same], kind="stable")]
+                machine[same], start[same], end[same] = machine[order], start[order], end[order]
+    if float(start.max()) > model.horizon:
+        return False
+    C = np.full(n, -np.inf)
+    np.maximum.at(C, job, end)
+    C = np.maximum(C, [model.C[j].lb for j in range(n)])
+    S = np.asarray(instance.release, dtype=float).copy()
+    for a, b in instance.edges.tolist():
+        S[b] = max(S[b], C[a])
+    for t in range(T):
+        for i in model.M:
+            model.x[t, i].value = float(machine[t] == i)
+        model.s[t].value = float(start[t])
+    for j in range(n):
+        model.C[j].value = float(C[j])
+        model.S[j].value = float(S[j])
+    for t, u in model.pairs:
+        if not model.y[t, u].fixed:
+            model.y[t, u].value = float(start[t] <= start[u])
+    return True

@@ -66,3 +66,34 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
     return {"status": status, "optimal": optimal, "solver_status": res.status.value,
             "solver_message": res.message, "best_bound": bound,
             "mip_objective": mip_objective, "schedule_cost": cost, "schedule_keeps_mip_objective": kept}
+
+
+BOUND_SLACK = 1e-9
+"""Relative room left below a relaxation's value when it becomes a row of an exact model
+(Σ w C >= bound): the relaxation was solved to the solver's tolerance, and an optimum that
+equals it must not be cut off by the last digit."""
+
+
+def below(bound: float | None) -> float | None:
+    """*bound* lowered by :data:`BOUND_SLACK` (relative to max(1, |bound|)), None stays None."""
+    if bound is None or not math.isfinite(bound):
+        return None
+    return bound - BOUND_SLACK * max(1.0, abs(bound))
+
+
+def best_start(instance, names, *, solver: str = "highs"):
+    """The verified Result of least objective among the registered algorithms *names* on
+    *instance* (the start of an exact search), None if none of them runs on it. An algorithm that
+    refuses the instance (a typed schedrelax error) is skipped."""
+    from schedrelax.algorithms import run
+    from schedrelax.errors import SchedrelaxError
+
+    best = None
+    for name in names:
+        try:
+            result = run(name, instance, solver=solver)
+        except SchedrelaxError:
+            continue
+        if best is None or result.objective < best.objective:
+            best = result
+    return best

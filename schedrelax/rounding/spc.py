@@ -23,12 +23,13 @@ from schedrelax.models.queyranne import (
     lp_schedule_solution,
     smith_rule_lp,
 )
-from schedrelax.models.related_mip import build_related_mip, related_mip_solution
+from schedrelax.models.related_mip import build_related_mip, related_mip_solution, related_mip_start
 from schedrelax.models.synchpack_lp import without_gc
-from schedrelax.rounding.exact import exact_outcome, exact_solver_options
+from schedrelax.rounding.exact import best_start, below, exact_outcome, exact_solver_options
 from schedrelax.schedulers.related_list import list_schedule, semi_active_schedule, topological_order
 from schedrelax.schedules import evaluate
 from schedrelax.solvers import cutting_planes, solve
+from schedrelax.solvers.result import SolveStatus
 
 DEVEX = {"simplex_dual_edge_weight_strategy": 1}
 """HiGHS option for the cutting-plane loop: Devex pricing instead of steepest edge, whose weights
@@ -212,26 +213,56 @@ def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | No
     return Result(algorithm="map-only", schedule=schedule, timings={"lp": lp.seconds}, info=_lp_info(lp))
 
 
+RELATED_STARTS = ("fifo", "huwf", "tetris", "identical-machine")
+"""The fast algorithms whose best schedule starts the related MIP (S-PC runs anyway for its bound
+and is a candidate too)."""
+
+
 @register("mip", "related", "exact disjunctive MIP: non-preemptive tasks, related machines, DAG, releases "
           "(up to about 10 tasks)", uses_solver=True, paper="004 §II")
 def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
-                time_limit: float | None = None) -> Result:
+                time_limit: float | None = None, threads: int | None = None) -> Result:
     """The optimum of paper 004's problem from :func:`schedrelax.models.related_mip.build_related_mip`.
 
     The schedule keeps the MIP's machines and per-machine order and starts each task as early as
     allowed (:func:`semi_active_schedule`), which removes the solver's round-off and is never
     later. ``lower_bound`` is the solver's proven bound (the optimum when the gap is closed);
     ``info["optimal"]`` says whether it was.
+
+    ``solver="cpsat"``: a CP-SAT model instead (:func:`schedrelax.rounding.cpsat.related_cpsat`;
+    ``seed`` and ``threads`` are CP-SAT's). ``threads`` goes to the solver (None: its default).
     """
-    model = build_related_mip(instance)
-    res = solve(model, solver, time_limit=time_limit, **exact_solver_options(solver))
-    if not res.status.has_solution:
-        res.require_optimal()
-    sol = related_mip_solution(model)
-    order = np.lexsort((np.arange(instance.n_tasks), sol.start))
-    schedule = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
-    outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, res.best_bound, res)
-    return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
-                  bound_kind=None if res.best_bound is None else f"MIP dual bound ({res.solver})",
+    if solver == "cpsat":
+        from schedrelax.rounding.cpsat import related_cpsat
+
+        return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
+    t0 = time.perf_counter()
+    start = best_start(instance, RELATED_STARTS, solver=solver)
+    relaxation = spc(instance, solver=solver) if start is not None else None
+    lp_bound = relaxation.lower_bound if relaxation is not None else None
+    upper = start.objective if start is not None else None
+    model = build_related_mip(instance, upper_bound=upper, lower_bound=below(lp_bound))
+    warm = start is not None and related_mip_start(model, instance, start.schedule)
+    t1 = time.perf_counter()
+    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm,
+                **exact_solver_options(solver))
+    if res.status.has_solution:
+        sol = related_mip_solution(model)
+        order = np.lexsort((np.arange(instance.n_tasks), sol.start))
+        schedule = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
+    elif start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION:
+        res.require_optimal()  # infeasible with a feasible start in hand is a model error: raise
+    if start is not None and (not res.status.has_solution
+                              or start.objective < evaluate(instance, schedule).objective):
+        schedule = start.schedule  # the solver did not keep (or reach) the start it was given
+    bound = max((b for b in (res.best_bound, lp_bound) if b is not None), default=None)
+    kind = None if bound is None else (f"MIP dual bound ({res.solver})" if bound == res.best_bound
+                                       else relaxation.bound_kind)
+    outcome = exact_outcome(evaluate(instance, schedule).objective,
+                            res.objective if res.objective is not None else float("inf"), bound, res)
+    outcome.update(start=start.algorithm if start is not None else None, warm_start=warm,
+                   start_objective=upper, relaxation_bound=lp_bound, horizon=model.horizon)
+    return Result(algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind,
                   guarantee=1.0 if outcome["optimal"] else None,
-                  timings={"solve": res.solve_seconds, "build": res.build_seconds}, info=outcome)
+                  timings={"start": t1 - t0, "solve": res.solve_seconds, "build": res.build_seconds},
+                  info=outcome)

@@ -5,11 +5,13 @@ import itertools
 
 import numpy as np
 import pytest
+import pyomo.environ as pyo
 from hypothesis import given, settings
 
 from schedrelax.algorithms import run
 from schedrelax.instances import RelatedInstance, RelatedJob
 from schedrelax.models.related_mip import build_related_mip, mip_horizon, related_mip_solution
+from schedrelax.rounding.exact import exact_solver_options
 from schedrelax.rounding.spc import solve_lp_schedule
 from schedrelax.schedulers.related_list import semi_active_schedule
 from schedrelax.schedules import evaluate, verify
@@ -97,3 +99,25 @@ def test_lp_schedule_is_below_the_mip_optimum(inst):
     mip = run("mip", inst)
     assert mip.info["optimal"]
     assert solve_lp_schedule(inst).solution.objective <= mip.objective * (1 + REL) + REL
+
+
+@settings(max_examples=25, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=3, max_tasks=2, releases=True))
+def test_the_start_the_narrowed_horizon_and_the_bound_row_keep_the_optimum(inst):
+    # Second path: the plain model (the data's horizon, no start, no bound row) proves the same
+    # optimum as `mip`, which narrows H from its start's cost and adds Σ w C >= LP-Schedule.
+    plain = build_related_mip(inst)
+    solve(plain, **exact_solver_options("highs")).require_optimal()
+    mip = run("mip", inst)
+    assert mip.info["optimal"] and mip.info["warm_start"]
+    assert mip.objective == pytest.approx(pyo.value(plain.obj), rel=1e-6, abs=1e-9)
+    assert mip.info["horizon"] <= mip_horizon(inst)
+
+
+def test_a_time_limit_keeps_at_least_the_start():
+    from schedrelax.instances.generate import generate
+
+    inst = generate("related", None, seed=0)  # 8 jobs: not proven within 0.3 s
+    res = run("mip", inst, time_limit=0.3)
+    assert res.info["start"] is not None and res.objective <= res.info["start_objective"] * (1 + 1e-9)
+    assert res.status in ("optimal", "feasible") and res.lower_bound <= res.objective * (1 + 1e-9)
