@@ -49,12 +49,16 @@ def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarra
         for i, v in enumerate(raw.ravel()):
             if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, float, np.integer, np.floating)):
                 raise InstanceError(f"{_prefix(where)}{field}[{i}] must be a number, got {show(v)}")
+
     elif raw.dtype.kind not in "iuf":
         raise InstanceError(f"{_prefix(where)}{field} must hold numbers, got {show(values)}")
     try:
         arr = np.array(raw, dtype=dtype)
     except OverflowError:
         raise InstanceError(f"{_prefix(where)}{field} holds a number too large to represent: {show(values)}") from None
+    if raw.dtype == object:
+        for i, v in enumerate(raw.ravel()):
+            inexact_whole(v, f"{_prefix(where)}{field}[{i}]")
     if arr.ndim != 1:
         raise InstanceError(f"{_prefix(where)}{field} must be a flat list of numbers, got shape {arr.shape}")
     arr.setflags(write=False)
@@ -63,6 +67,15 @@ def as_array(values: Any, field: str, where: str = "", dtype=float) -> np.ndarra
 
 MAX_WHOLE = float(2**53)
 """Whole numbers above this are not exact in floating point (nor safe in int64 arithmetic)."""
+
+
+def inexact_whole(value: Any, label: str) -> None:
+    """InstanceError when *value* is a whole number (int) beyond 2^53 in magnitude: the float it
+    would become is another number (2^53 + 1 reads as 2^53), and nothing is silently changed.
+    Call it after the conversion to float succeeded (beyond the float range, that error says more)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and abs(int(value)) > 2**53:
+        raise InstanceError(f"{label} = {show(value)} is a whole number beyond 2^53, which floating point cannot "
+                            f"hold exactly (it would become {float(value):.17g})")
 
 
 def check_horizon(start: float, duration: float, what: str) -> None:
@@ -134,6 +147,7 @@ def check_scalar(value: Any, field: str, where: str = "", *, positive: bool = Fa
         v = float(value)
     except OverflowError:
         raise InstanceError(f"{_prefix(where)}{field} is too large to represent, got {show(value)}") from None
+    inexact_whole(value, f"{_prefix(where)}{field}")
     if not np.isfinite(v):
         raise InstanceError(f"{_prefix(where)}{field} must be finite, got {show(value)}")
     if positive and v <= 0:
@@ -156,7 +170,7 @@ def check_edges(edges: Any, n: int, field: str = "edges", where: str = "",
     A cycle is named node by node (``"precedence cycle: job 2 -> job 5 -> job 2"``), using
     *names* for the nodes when given.
     """
-    if isinstance(edges, (str, bytes)) or not hasattr(edges, "__len__"):
+    if not isinstance(edges, (list, tuple, np.ndarray)):  # an object {} or a string is not a list of pairs
         raise InstanceError(f"{_prefix(where)}{field} must be a list of [from, to] pairs, got {show(edges)}")
     pairs = np.asarray(edges, dtype=object) if len(edges) else np.zeros((0, 2), dtype=object)
     if pairs.ndim != 2 or pairs.shape[1] != 2:

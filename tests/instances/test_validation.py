@@ -747,3 +747,16 @@ def test_a_horizon_beyond_2_53_is_refused(family, doc):
     # error from run, a bug report for what is a bad instance).
     with pytest.raises(InstanceError, match="beyond the largest time schedrelax handles"):
         from_dict({"family": family, "schema_version": 1, **doc})
+
+
+def test_a_whole_number_a_float_cannot_hold_is_refused_not_rounded():
+    # 2^53 + 1 would be read as 2^53: refused with its value and what it would become
+    from schedrelax.instances.base import from_dict
+
+    doc = {"family": "related", "schema_version": 1, "speeds": [1.0],
+           "jobs": [{"tasks": [1.0, 2**53 + 1], "weight": 1.0}]}
+    with pytest.raises(InstanceError, match=r"tasks\[1\] = 9007199254740993 is a whole number beyond 2\^53.*"
+                                            r"9007199254740992"):
+        from_dict(doc)
+    doc["jobs"][0]["tasks"] = [1.0, 2**53]  # exactly 2^53 is a float and stays accepted
+    assert from_dict(doc).task_size[1] == 2.0**53
