@@ -262,12 +262,16 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
         Seconds for each solver call of an algorithm that uses a solver; an error for one that
         does not (it has no ``time_limit`` parameter).
     **kwargs:
-        The algorithm's own parameters as keywords, e.g. ``run("spc", inst, cuts="prefix")``;
+        The algorithm's own parameters as keywords, e.g. ``run("spc", inst, cuts="prefixes")``;
         merged with *params* (a parameter given both ways is an error).
 
-    Raises AlgorithmError for an unknown name, the wrong family or an unknown parameter, and
-    InfeasibleScheduleError if the algorithm's schedule breaks a constraint (a bug in the
-    algorithm: it is never passed on silently).
+    Raises
+    ------
+    AlgorithmError
+        An unknown name, the wrong family or an unknown parameter.
+    InfeasibleScheduleError
+        The algorithm's schedule breaks a constraint (a bug in the algorithm: it is never
+        passed on silently).
     """
     spec = get(name, instance.family)
     params = dict(params or {})

@@ -43,6 +43,11 @@ promise); maxima, capacity and everything physical are checked always.
 A malformed schedule (a column that is not a list of ints and floats, an id that is not a whole
 number, an unknown promise; from a file also a non-finite time, a job below 0 or a task or
 machine below -1) raises :class:`ScheduleError` when it is built or loaded, before verify sees it.
+
+Schedule files carry ``"schema_version"`` (:data:`SCHEDULE_SCHEMA_VERSION`); a file of another
+version is a :class:`ScheduleError`, and a file without the field is version 1 (the format
+schedrelax 0.1.0 wrote before the field existed). ``schedrelax.schemas.schema("schedule")`` is the
+file format as a JSON Schema.
 """
 
 from __future__ import annotations
@@ -80,6 +85,11 @@ PROMISES = frozenset({"non_preemptive", "no_migration", "respects_minima"})
 """What an algorithm may promise about its schedule, beyond the family's constraints."""
 
 _COLUMNS = ("job", "task", "machine", "start", "end", "rate")
+
+SCHEDULE_SCHEMA_VERSION = 1
+"""The schedule file format this version of schedrelax reads and writes. A file without
+``schema_version`` is read as version 1: schedrelax 0.1.0 wrote these same keys (the six columns,
+``promises`` and ``meta``) before the field existed."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -153,8 +163,9 @@ class Schedule:
         return pd.DataFrame({c: getattr(self, c) for c in _COLUMNS})
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready dict: the columns, the promises and the meta."""
-        out: dict[str, Any] = {c: getattr(self, c).tolist() for c in _COLUMNS}
+        """JSON-ready dict: ``schema_version`` first, then the columns, the promises and the meta."""
+        out: dict[str, Any] = {"schema_version": SCHEDULE_SCHEMA_VERSION}
+        out.update((c, getattr(self, c).tolist()) for c in _COLUMNS)
         out["promises"] = sorted(self.promises)
         out["meta"] = dict(self.meta)
         return out
@@ -167,11 +178,19 @@ class Schedule:
         Beyond the constructor's rules, a column must be a list, ``promises`` a list of names,
         ``meta`` an object, every start, end and rate finite, every job >= 0 and every task and
         machine >= -1 (the ``MAP_TASK`` / ``POOLED`` marker). Missing columns and unknown keys are
-        errors too.
+        errors too. ``schema_version``, if present, must be :data:`SCHEDULE_SCHEMA_VERSION`;
+        without it the data is read as version 1 (see there).
         """
         if not isinstance(data, Mapping):
             raise ScheduleError(f"schedule: expected a JSON object, got {type(data).__name__}")
-        unknown = set(data) - set(_COLUMNS) - {"promises", "meta"}
+        # The version first: a newer format's new fields must not read as unknown fields.
+        version = data.get("schema_version", 1)  # no field: version 1 (see SCHEDULE_SCHEMA_VERSION)
+        if type(version) is not int or version != SCHEDULE_SCHEMA_VERSION:  # not bool, not 1.0
+            newer = " (a newer format: upgrade schedrelax to read it)" if (
+                type(version) is int and version > SCHEDULE_SCHEMA_VERSION) else ""
+            raise ScheduleError(f"schedule: unsupported schema_version {version!r:.80}{newer}; this schedrelax reads "
+                                f"schedule files of version {SCHEDULE_SCHEMA_VERSION}")
+        unknown = set(data) - set(_COLUMNS) - {"schema_version", "promises", "meta"}
         if unknown:
             raise ScheduleError(f"schedule: unknown field {sorted(unknown, key=str)[0]!r}")
         missing = [c for c in _COLUMNS if c not in data]
@@ -196,15 +215,16 @@ class Schedule:
         return s
 
     def save(self, path: str | Path) -> Path:
-        """Write the schedule as JSON."""
+        """Write the schedule as JSON (the format of :data:`SCHEDULE_SCHEMA_VERSION`) and return the path."""
         path = Path(path)
         path.write_text(json.dumps(self.to_dict()) + "\n")
         return path
 
     @classmethod
     def load(cls, path: str | Path) -> Schedule:
-        """Read a schedule written by :meth:`save`; any unreadable or malformed file raises
-        :class:`ScheduleError` whose message starts with the path."""
+        """Read a schedule written by :meth:`save` (a file without ``schema_version`` is version 1);
+        any unreadable or malformed file, or one of another version, raises :class:`ScheduleError`
+        whose message starts with the path."""
         path = Path(path)
         data = read_json(path, "schedule", ScheduleError, max_depth=3)
         try:
@@ -247,6 +267,11 @@ def _as_column(name: str, col: Any) -> np.ndarray:
         arr = np.array(values, dtype=float)
     except OverflowError:
         raise ScheduleError(f"schedule: column {name} holds a number too large for a float") from None
+    if not isinstance(values, np.ndarray):  # a whole number a float cannot hold: refused, not rounded
+        big = next((k for k, v in enumerate(values) if isinstance(v, int) and abs(v) > 2**53), None)
+        if big is not None:
+            raise ScheduleError(f"schedule: piece {big}: {name} must be at most 2^53 in magnitude, got {values[big]!r} "
+                                f"(a float cannot hold it exactly)")
     if name in ("job", "task", "machine"):
         def shown(i: int):
             return values[i].item() if isinstance(values, np.ndarray) else values[i]
@@ -724,6 +749,17 @@ def completion_times(instance: Instance, schedule: Schedule) -> np.ndarray:
     if missing.any():
         raise InfeasibleScheduleError(f"job {int(np.flatnonzero(missing)[0])}: has no pieces in the schedule")
     return last
+
+
+def objective_name(instance: Instance) -> str:
+    """The family's objective in words and symbols, as :func:`evaluate`'s ``objective`` measures it."""
+    if isinstance(instance, MalleableInstance):
+        if instance.objective == "minimax":
+            return "maximum flow cost max_j w_j(C_j)"
+        return "total flow cost Σ_j w_j(C_j)"
+    if isinstance(instance, MapReduceInstance):
+        return "total flow time Σ_j (C_j − a_j)"
+    return "total weighted completion time Σ_j w_j C_j"
 
 
 def evaluate(instance: Instance, schedule: Schedule) -> Evaluation:

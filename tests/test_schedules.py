@@ -1202,3 +1202,44 @@ def test_a_promise_that_is_not_a_name_is_a_schedule_error(promises):
         Schedule.from_dict(data)
     with pytest.raises(ScheduleError, match="promises must be"):
         Schedule([0], [0], [0], [0.0], [1.0], [1.0], promises=promises)
+
+
+# Issue 16: schedule files carry a schema version, as instance files do.
+
+def test_a_saved_schedule_file_starts_with_schema_version_1(tmp_path):
+    s = Schedule.from_pieces(PACKING_OK, promises=["non_preemptive"], meta={"algorithm": "hand"})
+    doc = json.loads(s.save(tmp_path / "s.json").read_text())
+    assert next(iter(doc)) == "schema_version" and doc["schema_version"] == 1
+    back = Schedule.load(tmp_path / "s.json")
+    assert back.start.tolist() == [0.0, 0.0, 3.0] and back.promises == {"non_preemptive"}
+    verify(packing(), back)
+
+
+def test_a_schedule_file_without_schema_version_is_read_as_version_1(tmp_path):
+    # The text schedrelax 0.1.0 wrote (Schedule.save before the field existed): same keys, no version.
+    path = _write(tmp_path, '{"job": [0, 0, 1], "task": [0, 1, 0], "machine": [0, 0, 0], "start": [0.0, 0.0, 3.0], '
+                            '"end": [2.0, 3.0, 4.0], "rate": [1.0, 1.0, 2.0], "promises": [], '
+                            '"meta": {"algorithm": "fifo"}}\n')
+    s = Schedule.load(path)
+    assert s.end.tolist() == [2.0, 3.0, 4.0] and s.meta == {"algorithm": "fifo"}
+    verify(packing(), s)
+
+
+def test_a_newer_schema_version_is_a_schedule_error_naming_field_and_value(tmp_path):
+    path = _write(tmp_path, json.dumps(_doc(schema_version=2)))
+    with pytest.raises(ScheduleError, match=re.escape(
+            f"{path}: schedule: unsupported schema_version 2 (a newer format: upgrade schedrelax to read it); "
+            "this schedrelax reads schedule files of version 1")):
+        Schedule.load(path)
+
+
+def test_a_newer_version_with_new_fields_names_the_version_not_the_fields():
+    with pytest.raises(ScheduleError, match="unsupported schema_version 3 "):
+        Schedule.from_dict(_doc(schema_version=3, machine_names=["a"]))
+
+
+@pytest.mark.parametrize("version", [0, -1, 1.0, "1", True, None, [1], {"v": 1}])
+def test_a_schema_version_other_than_the_integer_1_is_a_schedule_error(version):
+    with pytest.raises(ScheduleError, match=re.escape(
+            f"schedule: unsupported schema_version {version!r}; this schedrelax reads schedule files of version 1")):
+        Schedule.from_dict(_doc(schema_version=version))
