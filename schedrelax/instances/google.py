@@ -115,10 +115,16 @@ def _read(path: str | Path, columns: tuple[str, ...]):
     if not path.exists():
         raise InstanceError(f"{path}: no such trace file")
     try:
-        frame = pd.read_csv(path, header=None, names=list(columns), compression="infer", dtype=str,
-                            keep_default_na=False)
+        with path.open("rb") as head:
+            gzipped = head.read(2) == b"\x1f\x8b"  # the trace's parts are gzipped, whatever their name says
+        frame = pd.read_csv(path, header=None, names=list(columns), compression="gzip" if gzipped else "infer",
+                            dtype=str, keep_default_na=False)
     except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
         raise InstanceError(f"{path}: not a Google trace CSV file ({exc})") from exc
+    first = frame.iloc[0, 0] if len(frame) else ""
+    if "\t" in first and (frame.iloc[0, 1:] == "").all():
+        raise InstanceError(f"{path}: not a Google trace CSV file: line 1 is tab-separated, not comma-separated "
+                            f"(a SWIM workload file? `schedrelax convert swim`)")
     return path, frame
 
 
@@ -281,7 +287,7 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
                 local = [own, *sorted(int(x) for x in extra)]
                 remote = [] if alpha is None else sorted(set(fits.tolist()) - set(local))
                 place = local + remote
-                times = [p] * len(local) + [p * alpha] * len(remote)
+                times = [p] * len(local) + ([] if alpha is None else [p * alpha] * len(remote))
             ptasks.append(PackingTask(demand=demand, placement=place, processing_time=times))
         if weights == "equal":
             w = 1.0

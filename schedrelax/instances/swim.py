@@ -1,7 +1,7 @@
 """SWIM workload files (Facebook MapReduce traces, UC Berkeley SWIM suite) as MapReduce instances
 of paper 001 §III: the real workload to run ASRPT and the baselines on.
 
-A SWIM file is tab-separated text without header, one job per line: job id, submit time (s), gap
+A SWIM file is tab-separated text without header (gzipped or not), one job per line: job id, submit time (s), gap
 since the previous job (s), map input bytes, shuffle bytes, reduce output bytes. The conversion:
 
 * Time: job i arrives in slot floor((submit_i − first submit) / ``slot_seconds``).
@@ -24,6 +24,7 @@ rule above applied to; :func:`load_swim` returns the instance alone.
 
 from __future__ import annotations
 
+import gzip
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,6 +35,7 @@ from schedrelax.errors import InstanceError
 from schedrelax.instances.mapreduce import MapReduceInstance, MapReduceJob
 
 MiB = 2**20
+GZIP_MAGIC = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
@@ -47,6 +49,13 @@ class SwimLoadReport:
     no_input_one_map_task: int
     map_only_output_ignored: int
     reduce_tasks_capped: int
+
+    def __str__(self) -> str:
+        return (f"{self.jobs_read} jobs read, {self.jobs_loaded} loaded; left out: {self.jobs_beyond_duration} "
+                f"submitted later than the duration after the first; rules applied: {self.no_input_one_map_task} "
+                f"without input bytes given one Map task, {self.map_only_output_ignored} map-only (no shuffle) "
+                f"with output bytes not counted as work, {self.reduce_tasks_capped} with their Reduce tasks "
+                f"capped at max_reduce_tasks")
 
 
 @dataclass(frozen=True, eq=False)
@@ -70,13 +79,21 @@ class SwimTrace:
 
 
 def read_swim(path: str | Path) -> SwimTrace:
-    """Parse a SWIM workload file (the real workload for paper 001's policies); InstanceError names
-    the line and field of any bad entry."""
+    """Parse a SWIM workload file, plain or gzipped (the real workload for paper 001's policies);
+    InstanceError names the line and field of any bad entry."""
     path = Path(path)
     try:
-        text = path.read_text()
+        raw = path.read_bytes()
     except FileNotFoundError as exc:
         raise InstanceError(f"{path}: no such SWIM file") from exc
+    except OSError as exc:
+        raise InstanceError(f"{path}: cannot read the SWIM file ({exc})") from exc
+    try:
+        if raw[:2] == GZIP_MAGIC:
+            raw = gzip.decompress(raw)
+        text = raw.decode("utf-8")
+    except (OSError, EOFError, UnicodeDecodeError) as exc:
+        raise InstanceError(f"{path}: not a SWIM text file (tab-separated, optionally gzipped): {exc}") from exc
     fields = ("submit time", "gap", "map input bytes", "shuffle bytes", "reduce output bytes")
     ids: list[str] = []
     cols: list[list[int]] = [[] for _ in fields]
@@ -85,8 +102,10 @@ def read_swim(path: str | Path) -> SwimTrace:
             continue
         parts = line.split("\t")
         if len(parts) != 6:
+            hint = "; the line is comma-separated: a Google trace? (`schedrelax convert google`)" if (
+                len(parts) == 1 and "," in line) else ""
             raise InstanceError(f"{path}, line {lineno}: expected 6 tab-separated fields (job id, submit time, gap, "
-                                f"map input, shuffle, reduce output bytes), got {len(parts)}")
+                                f"map input, shuffle, reduce output bytes), got {len(parts)}{hint}")
         ids.append(parts[0])
         for k, (name, raw) in enumerate(zip(fields, parts[1:])):
             try:

@@ -1,10 +1,25 @@
 """The MapReduce policies of paper 001 on the shared slotted engine: ASRPT (Algorithm 1), DSRPT
 (§VI-B), and the baselines FIFO, Fair and LRPT of §VII-A.
 
-Each is registered for the ``mapreduce`` family with a ``preemptive`` parameter (default True:
-eq. (1); False: eq. (2), a started Reduce task keeps its machine until it ends, and the schedule
-promises ``non_preemptive``). Every Result carries ``lower_bound`` = the SRPT bound of Lemma 1
-(:func:`~schedrelax.schedulers.mapreduce_sim.srpt_lower_bound`), true for both scenarios; that
+Each is registered for the ``mapreduce`` family with a ``model`` parameter naming the model it
+runs under (:data:`~schedrelax.schedulers.mapreduce_sim.MODELS`, the ``asrpt`` reproduction's
+scenarios):
+
+* ``paper-preemptive`` — paper 001's own preemptive model (Definition 1, eq. (1)): a job's Reduce
+  work may run on as many machines at once as it has units left. A Reduce task of a schedule runs
+  on one machine per slot, so this model takes an instance whose Reduce tasks are unit tasks
+  (``schedrelax convert unit-reduce``, :func:`~schedrelax.schedulers.mapreduce_sim.unit_reduce_tasks`)
+  and refuses any other with an error saying so;
+* ``preemptive-tasks`` (the default) — the instance's tasks, interruptible, each on at most one
+  machine per slot: stricter than eq. (1), so its optimum is no lower than eq. (1)'s;
+* ``non-preemptive`` — eq. (2): a started Reduce task keeps its machine until it ends, and the
+  schedule promises ``non_preemptive``.
+
+The older ``preemptive`` flag still works: True is ``preemptive-tasks``, False ``non-preemptive``
+(with ``model`` too, the two must agree). The Result records the model's name in
+``params["model"]`` and its one-line description in ``info["model"]``. Every Result carries
+``lower_bound`` = the SRPT bound of Lemma 1
+(:func:`~schedrelax.schedulers.mapreduce_sim.srpt_lower_bound`), true under all three models; that
 bound is not itself registered as an algorithm, because the SRPT schedule behind it is not a
 feasible schedule of the instance. No policy carries a per-instance ``guarantee``: the paper's
 factor 2 for ASRPT and DSRPT (Theorem 4, Corollary 2) is an efficiency ratio, a limit as T → ∞
@@ -17,11 +32,19 @@ import numpy as np
 
 from schedrelax.algorithms import Result, register
 from schedrelax.instances import MapReduceInstance
-from schedrelax.schedulers.mapreduce_sim import SlotSimulator, SRPTRelaxation, simulate, srpt_relaxation
+from schedrelax.schedulers.mapreduce_sim import (
+    SlotSimulator,
+    SRPTRelaxation,
+    model_description,
+    resolve_model,
+    simulate,
+    srpt_relaxation,
+)
 
 Allocation = tuple[dict[int, int], dict[int, int]]
 
 _BOUND_NOTE = "lower_bound: SRPT on the relaxation eq. (12), paper 001 Lemma 1"
+_BOUND_KIND = "SRPT bound (paper 001 Lemma 1, eq. (12))"
 
 
 def _greedy(sim: SlotSimulator, jobs: list[int]) -> Allocation:
@@ -256,55 +279,56 @@ class DSRPTPolicy:
 # Registered algorithms
 # --------------------------------------------------------------------------------------------
 
-def _run(name: str, instance: MapReduceInstance, policy, preemptive: bool, relax: SRPTRelaxation,
-         **info) -> Result:
-    sim = simulate(instance, policy, preemptive=preemptive, name=name)
-    return Result(algorithm=name, schedule=sim.schedule, lower_bound=relax.total, params={"preemptive": preemptive},
-                  info={"slots_simulated": sim.slots, "note": _BOUND_NOTE, **info})
+def _run(name: str, instance: MapReduceInstance, make_policy, model: str | None, preemptive: bool | None) -> Result:
+    """Simulate the policy ``make_policy(relax, preemptive)`` under the model the parameters name
+    (:func:`~schedrelax.schedulers.mapreduce_sim.resolve_model`); the Result records the model."""
+    model, preemptive = resolve_model(instance, model, preemptive)
+    relax = srpt_relaxation(instance)
+    sim = simulate(instance, make_policy(relax, preemptive), preemptive=preemptive, name=name)
+    return Result(algorithm=name, schedule=sim.schedule, lower_bound=relax.total, bound_kind=_BOUND_KIND,
+                  params={"model": model, "preemptive": preemptive},
+                  info={"model": model_description(instance, model), "slots_simulated": sim.slots, "note": _BOUND_NOTE})
 
 
 @register("asrpt", "mapreduce", "ASRPT: SRPT's Map schedule first, then shortest available work (Algorithm 1)",
           paper="001 §VI-A, Algorithm 1")
 def asrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-          preemptive: bool = True) -> Result:
+          model: str | None = None, preemptive: bool | None = None) -> Result:
     """ASRPT, paper 001 §VI-A Algorithm 1 (see :class:`ASRPTPolicy`); efficiency ratio 2 in the
-    preemptive scenario (Corollary 2, as T → ∞ w.p. 1)."""
-    relax = srpt_relaxation(instance)
-    return _run("asrpt", instance, ASRPTPolicy(relax), preemptive, relax)
+    paper's preemptive scenario (Corollary 2, as T → ∞ w.p. 1). *model*: see the module docstring."""
+    return _run("asrpt", instance, lambda relax, _: ASRPTPolicy(relax), model, preemptive)
 
 
 @register("dsrpt", "mapreduce", "DSRPT: SRPT's Map schedule, SRPT's Reduce work one slot later, FCFS",
           paper="001 §VI-B")
 def dsrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-          preemptive: bool = True) -> Result:
-    """DSRPT, paper 001 §VI-B (see :class:`DSRPTPolicy`); efficiency ratio 2 in the preemptive
-    scenario (Theorem 4, as T → ∞ w.p. 1)."""
-    relax = srpt_relaxation(instance)
-    return _run("dsrpt", instance, DSRPTPolicy(relax, instance.n_jobs, preemptive), preemptive, relax)
+          model: str | None = None, preemptive: bool | None = None) -> Result:
+    """DSRPT, paper 001 §VI-B (see :class:`DSRPTPolicy`); efficiency ratio 2 in the paper's
+    preemptive scenario (Theorem 4, as T → ∞ w.p. 1). *model*: see the module docstring."""
+    return _run("dsrpt", instance, lambda relax, pre: DSRPTPolicy(relax, instance.n_jobs, pre), model, preemptive)
 
 
 @register("fifo", "mapreduce", "jobs in arrival order, slot by slot: Map, then one machine per Reduce task",
           paper="001 §III, §VII-A")
 def fifo(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-         preemptive: bool = True) -> Result:
+         model: str | None = None, preemptive: bool | None = None) -> Result:
     """FIFO, paper 001 §VII-A ("All the jobs are scheduled in their order of arrival"; the model is
-    §III): see :class:`FIFOPolicy`."""
-    return _run("fifo", instance, FIFOPolicy(), preemptive, srpt_relaxation(instance))
+    §III): see :class:`FIFOPolicy`. *model*: see the module docstring."""
+    return _run("fifo", instance, lambda relax, _: FIFOPolicy(), model, preemptive)
 
 
 @register("fair", "mapreduce", "max-min fair shares of the machines among waiting jobs, work-conserving",
           paper="001 §VII-A")
 def fair(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-         preemptive: bool = True) -> Result:
-    """The Fair scheduler of paper 001 §VII-A: see :class:`FairPolicy`."""
-    return _run("fair", instance, FairPolicy(), preemptive, srpt_relaxation(instance))
+         model: str | None = None, preemptive: bool | None = None) -> Result:
+    """The Fair scheduler of paper 001 §VII-A: see :class:`FairPolicy`. *model*: see the module docstring."""
+    return _run("fair", instance, lambda relax, _: FairPolicy(), model, preemptive)
 
 
 @register("lrpt", "mapreduce", "largest remaining work first (the paper's bad work-conserving baseline)",
           paper="001 §VII-A")
 def lrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
-         preemptive: bool = True) -> Result:
+         model: str | None = None, preemptive: bool | None = None) -> Result:
     """LRPT, paper 001 §VII-A ("Jobs with larger unfinished workload are always scheduled first"):
-    see :class:`LRPTPolicy`."""
-    return _run("lrpt", instance, LRPTPolicy(), preemptive, srpt_relaxation(instance))
-
+    see :class:`LRPTPolicy`. *model*: see the module docstring."""
+    return _run("lrpt", instance, lambda relax, _: LRPTPolicy(), model, preemptive)

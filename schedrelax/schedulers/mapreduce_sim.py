@@ -33,7 +33,7 @@ from typing import Protocol
 
 import numpy as np
 
-from schedrelax.errors import InstanceError
+from schedrelax.errors import AlgorithmError, InstanceError
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 from schedrelax.schedules import MAP_TASK, POOLED, Schedule
 
@@ -416,3 +416,68 @@ def unit_reduce_tasks(instance: MapReduceInstance) -> MapReduceInstance:
     jobs = tuple(MapReduceJob(int(a), int(m), [1] * int(r))
                  for a, m, r in zip(instance.arrival, instance.map_work, instance.reduce_total))
     return MapReduceInstance(instance.machines, jobs, name=f"{instance.name} (unit Reduce tasks)".strip())
+
+
+# --------------------------------------------------------------------------------------------
+# The three models a mapreduce algorithm runs under
+# --------------------------------------------------------------------------------------------
+
+MODELS = {
+    "paper-preemptive": "paper 001 Definition 1, eq. (1): preemptive, a job's Reduce work on any number of machines "
+                        "per slot (the instance's Reduce tasks are unit tasks)",
+    "preemptive-tasks": "preemptive Reduce tasks, each on at most one machine per slot (eq. (1) with the instance's "
+                        "tasks kept; stricter than paper 001 Definition 1)",
+    "non-preemptive": "paper 001 eq. (2): non-preemptive, each Reduce task on one machine from start to end",
+}
+"""The models every mapreduce algorithm takes as ``model=`` (the names of the ``asrpt``
+reproduction's scenarios, its ``preemptive`` being ``paper-preemptive`` here), with the one-line
+description a Result carries in ``info["model"]``."""
+
+DEFAULT_MODEL = "preemptive-tasks"
+"""The model when neither ``model`` nor ``preemptive`` is given: the only preemptive one that
+every instance can be scheduled under (see :func:`resolve_model`)."""
+
+
+def resolve_model(instance: MapReduceInstance, model: str | None = None,
+                  preemptive: bool | None = None) -> tuple[str, bool]:
+    """The model an algorithm runs under, from its ``model`` and ``preemptive`` parameters, and the
+    simulator's ``preemptive`` flag for it; AlgorithmError for an unknown name, a contradiction, or
+    ``paper-preemptive`` on an instance with a Reduce task of workload above 1.
+
+    ``preemptive=True`` alone is ``preemptive-tasks``, ``preemptive=False`` ``non-preemptive``.
+    Paper 001's eq. (1) lets a job's Reduce work run on as many machines as it has units left;
+    a schedule's Reduce pieces belong to the instance's tasks, one machine each per slot (the
+    verifier's rule, checked against the instance the user gave), so that model's schedules are
+    schedules of the instance whose Reduce tasks are unit tasks (:func:`unit_reduce_tasks`), and
+    ``paper-preemptive`` asks for that instance rather than changing the user's one unseen.
+    """
+    if model is None:
+        name = DEFAULT_MODEL if preemptive is None or preemptive else "non-preemptive"
+    elif model not in MODELS:
+        hint = (" ('preemptive' is ambiguous: paper 001's eq. (1) is 'paper-preemptive', interruptible tasks on one "
+                "machine each are 'preemptive-tasks')" if model == "preemptive" else "")
+        raise AlgorithmError(f"model must be one of {', '.join(MODELS)}, got {model!r}{hint}")
+    else:
+        name = model
+        if preemptive is not None and preemptive != (name != "non-preemptive"):
+            raise AlgorithmError(f"model {name!r} contradicts preemptive={preemptive}: give model alone")
+    if name == "paper-preemptive" and len(instance.reduce_work) and int(instance.reduce_work.max()) > 1:
+        g = int(np.argmax(instance.reduce_work))
+        j = int(instance.reduce_job[g])
+        raise AlgorithmError(
+            f"model 'paper-preemptive' (paper 001 eq. (1): a job's Reduce work on any number of machines) needs "
+            f"an instance whose Reduce tasks are unit tasks, since each Reduce task of a schedule runs on one "
+            f"machine per slot; job {j}: reduce_tasks[{g - int(instance.reduce_offset[j])}] = "
+            f"{int(instance.reduce_work[g])}. Make that instance with `schedrelax convert unit-reduce INSTANCE -o "
+            f"OUT` (or `convert swim ... --unit-reduce-tasks`; in Python unit_reduce_tasks(instance)), or run "
+            f"this one under 'preemptive-tasks'")
+    return name, name != "non-preemptive"
+
+
+def model_description(instance: MapReduceInstance, model: str) -> str:
+    """The one-line description of *model* (:data:`MODELS`) for a Result's ``info["model"]``; under
+    ``preemptive-tasks`` an instance of unit Reduce tasks is also paper 001's eq. (1), and it says so."""
+    text = MODELS[model]
+    if model == "preemptive-tasks" and len(instance.reduce_work) and int(instance.reduce_work.max()) == 1:
+        text += "; every Reduce task here is a unit task, so this is also paper 001's eq. (1)"
+    return text

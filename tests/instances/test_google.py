@@ -206,3 +206,24 @@ def test_priority_weights_need_a_priority(tmp_path):
 def test_bool_and_non_finite_options_are_errors(tmp_path, option):
     with pytest.raises(InstanceError, match=next(iter(option))):
         load_google_tasks(write(tmp_path / "t.csv"), **option)
+
+
+def test_gzipped_part_under_any_name_and_a_swim_file_named(tmp_path):
+    # The gzip magic bytes decide, not the name (a downloaded part renamed without .gz).
+    tr = load_google_tasks(write(tmp_path / "task_events", gz=True))
+    assert tr.instance.place_time.tolist() == [5.0, 3.0, 2.0]
+    swim = tmp_path / "fb.tsv"
+    swim.write_text("job0\t49\t49\t740773\t2339561\t627471\n")
+    with pytest.raises(InstanceError, match=r"line 1 is tab-separated, not comma-separated \(a SWIM workload "
+                                            r"file\? `schedrelax convert swim`\)"):
+        load_google_tasks(swim)
+
+
+def test_local_placement_without_remote_machines(tmp_path):
+    # alpha=None: the task's local machines only. Before, the remote times were computed even then
+    # (p * None: a TypeError).
+    machines = tmp_path / "m.csv"
+    machines.write_text("0,10,0,p,0.5,0.5\n0,11,0,p,0.5,1.0\n")
+    tr = load_google_tasks(write(tmp_path / "t.csv"), machine_events=machines, placement="local",
+                           local_machines=1, alpha=None)
+    assert tr.instance.place_machine.tolist() == [0, 1, 1] and tr.instance.place_time.tolist() == [5.0, 3.0, 2.0]

@@ -113,3 +113,39 @@ def test_bad_options_are_instance_errors(tmp_path, option):
     name = [k for k in option if k != "machines"] or ["machines"]
     with pytest.raises(InstanceError, match=name[0]):
         load_swim(path, **option)
+
+
+def test_report_text_names_every_count(tmp_path):
+    path = _write(tmp_path, [("j0", 0, 0, 0, 0, 5000), ("j1", 7200, 7200, BLOCK, BLOCK, 0)])
+    text = str(convert_swim(path, machines=2, duration=3600).report)
+    assert text.startswith("2 jobs read, 1 loaded; left out: 1 submitted later than the duration")
+    assert "1 without input bytes given one Map task" in text
+    assert "1 map-only (no shuffle) with output bytes not counted" in text
+    assert "0 with their Reduce tasks capped" in text
+
+
+def test_gzipped_file_reads_as_the_plain_one(tmp_path):
+    import gzip
+
+    plain = _write(tmp_path, [("j0", 0, 0, 3 * BLOCK, BLOCK, BLOCK), ("j1", 60, 60, BLOCK, 0, 0)])
+    packed = tmp_path / "trace.tsv.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    a, b = load_swim(plain, machines=2), load_swim(packed, machines=2)
+    assert a.to_dict()["jobs"] == b.to_dict()["jobs"] == [
+        {"arrival": 0, "map_tasks": 3, "reduce_tasks": [2]}, {"arrival": 1, "map_tasks": 1, "reduce_tasks": []}]
+
+
+def test_not_text_and_comma_separated_files_say_so(tmp_path):
+    binary = tmp_path / "x.tsv"
+    binary.write_bytes(b"\xff\xfe\x00\x81\x00")
+    with pytest.raises(InstanceError, match="not a SWIM text file"):
+        read_swim(binary)
+    broken = tmp_path / "y.tsv.gz"
+    broken.write_bytes(b"\x1f\x8b\x08\x00garbage")
+    with pytest.raises(InstanceError, match="not a SWIM text file"):
+        read_swim(broken)
+    csv = tmp_path / "task_events.csv"
+    csv.write_text("0,,1,0,10,1,u,0,0,0.1,0.2,0,0\n")
+    with pytest.raises(InstanceError, match=r"line 1: expected 6 tab-separated fields .* got 1; the line is "
+                                            r"comma-separated: a Google trace\? \(`schedrelax convert google`\)"):
+        read_swim(csv)
