@@ -128,12 +128,15 @@ def _free_room(instance: PackingInstance, unit: float, S: int) -> np.ndarray:
     return np.maximum(room, 0.0).ravel()
 
 
-def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None) -> pyo.ConcreteModel:
+def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None,
+                            lower_bound: float | None = None) -> pyo.ConcreteModel:
     """PRP||Σ w_j C_j (paper 003 §2 and §4) as a time-indexed MIP, exact (see the module docstring).
 
     s[q, t] = 1 if task t(q) starts on machine i(q) at slot t; each task starts once, within its
     job's window; on each machine and slot the demands of the tasks running sum to at most m_i;
     C_j >= (start + p) of each of its tasks; minimise Σ w_j C_j (in the instance's time unit).
+    *upper_bound* (a known schedule's cost) caps each job's window; *lower_bound* (a value no
+    schedule beats, e.g. LP2's optimum) becomes the row ``bound_cut``: Σ w_j C_j >= lower_bound.
     """
     unit = time_unit(instance)
     qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
@@ -166,6 +169,9 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
         add_linear_rows(m, "completion", A, cols, np.zeros(nT), np.full(nT, np.inf))
         w = np.asarray(instance.weights, dtype=float)
         m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
+        if lower_bound is not None:
+            m.bound_cut = pyo.Constraint(expr=LinearExpression(linear_coefs=w.tolist(),
+                                                               linear_vars=list(m.C.values())) >= float(lower_bound))
         m.layout = MIPLayout("nonpreemptive", instance, unit, qt, qm, qp, vq, vs)
     return m
 
@@ -270,3 +276,37 @@ def _schedule(model: pyo.ConcreteModel, rows) -> Schedule:
     return Schedule(job, g - inst.job_offset[job], arr[:, 1].astype(np.int64), arr[:, 2], arr[:, 3], inst.demand[g],
                     promises=frozenset({"non_preemptive", "no_migration"} if model.layout.kind == "nonpreemptive"
                                        else {"no_migration"}), meta={"algorithm": "mip"})
+
+
+def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
+    """Set a non-preemptive packing MIP's variables to a feasible non-preemptive *schedule* (one
+    piece per task), for ``solve(..., warm_start=True)``: s[q, t] = 1 for each task's machine and
+    start slot, C_j its job's last end. Returns False, setting nothing, for the preemptive model or
+    a schedule the model cannot express (a start off the time grid, outside the task's window, on
+    a pair the model does not have, or not one piece per task)."""
+    lay: MIPLayout = model.layout
+    inst = lay.instance
+    if lay.kind != "nonpreemptive" or len(schedule) != inst.n_tasks:
+        return False
+    g = inst.job_offset[schedule.job] + schedule.task
+    if sorted(g.tolist()) != list(range(inst.n_tasks)):
+        return False
+    slot = np.rint(schedule.start / lay.unit)
+    if not np.allclose(slot * lay.unit, schedule.start, rtol=1e-12, atol=1e-9 * lay.unit):
+        return False
+    index = {(int(t), int(i), int(s)): k for k, (t, i, s) in
+             enumerate(zip(lay.pair_task[lay.var_pair].tolist(), lay.pair_machine[lay.var_pair].tolist(),
+                           lay.var_slot.tolist()))}
+    chosen = [index.get((int(t), int(i), int(s))) for t, i, s in zip(g, schedule.machine, slot)]
+    if any(k is None for k in chosen):
+        return False
+    on = np.zeros(len(lay.var_pair), dtype=bool)
+    on[chosen] = True
+    for k, var in enumerate(model.s.values()):
+        var.value = float(on[k])
+    ends = (slot + lay.pair_slots[lay.var_pair[chosen]]) * lay.unit
+    C = np.zeros(inst.n_jobs)
+    np.maximum.at(C, inst.task_job[g], ends)
+    for j, var in enumerate(model.C.values()):
+        var.value = float(C[j])
+    return True

@@ -81,10 +81,12 @@ def below(bound: float | None) -> float | None:
     return bound - BOUND_SLACK * max(1.0, abs(bound))
 
 
-def best_start(instance, names, *, solver: str = "highs"):
+def best_start(instance, names, *, solver: str = "highs", promises: frozenset[str] = frozenset()):
     """The verified Result of least objective among the registered algorithms *names* on
     *instance* (the start of an exact search), None if none of them runs on it. An algorithm that
-    refuses the instance (a typed schedrelax error) is skipped."""
+    refuses the instance (a typed schedrelax error) is skipped, and so is a schedule that does not
+    keep the *promises* the exact model makes (e.g. ``non_preemptive``: a preemptive schedule is
+    no start for a non-preemptive model, and may cost less than its optimum)."""
     from schedrelax.algorithms import run
     from schedrelax.errors import SchedrelaxError
 
@@ -93,6 +95,8 @@ def best_start(instance, names, *, solver: str = "highs"):
         try:
             result = run(name, instance, solver=solver)
         except SchedrelaxError:
+            continue
+        if not promises <= result.schedule.promises:
             continue
         if best is None or result.objective < best.objective:
             best = result

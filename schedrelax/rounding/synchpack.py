@@ -26,9 +26,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedrelax.algorithms import Result, register
-from schedrelax.errors import NoOptimalSolutionError
+from schedrelax.errors import NoOptimalSolutionError, SolverError
 from schedrelax.instances import PackingInstance, PackingJob, PackingTask
-from schedrelax.models.packing_mip import build_nonpreemptive_mip, build_preemptive_mip, packing_mip_schedule
+from schedrelax.models.packing_mip import (
+    build_nonpreemptive_mip,
+    build_preemptive_mip,
+    packing_mip_schedule,
+    packing_mip_start,
+)
 from schedrelax.models.synchpack_lp import (
     IntervalLPSolution,
     LP3Solution,
@@ -39,7 +44,7 @@ from schedrelax.models.synchpack_lp import (
     interval_lp_solution,
     lp3_solution,
 )
-from schedrelax.rounding.exact import exact_outcome
+from schedrelax.rounding.exact import best_start, below, exact_outcome
 from schedrelax.rounding.matching import CopyGraph, cover_matching, interval_copy_graph, matched_pair
 from schedrelax.rounding.slow_motion import (
     Timeline,
@@ -62,6 +67,7 @@ from schedrelax.schedulers.list_packing import (
 )
 from schedrelax.schedules import Schedule, evaluate
 from schedrelax.solvers import solve
+from schedrelax.solvers.result import SolveStatus
 
 SLOW_MOTION_MODES = ("task", "machine")
 FRACTION_ZERO = 1e-9
@@ -396,10 +402,15 @@ def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | 
 # exact MIP
 # --------------------------------------------------------------------------------------------
 
+PACKING_STARTS = ("fifo", "psrs", "jsq-mw", "tetris-np")
+"""The fast algorithms whose best non-preemptive schedule starts the non-preemptive packing MIP
+(psrs may preempt: its schedule is a candidate only when it did not)."""
+
+
 @register("mip", "packing", "exact time-indexed MIP: non-preemptive PRP||ΣwC, or preemptive without migration "
           "in slotted time (tiny instances only)", uses_solver=True, paper="003 §2, §4, §5")
 def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = None, preemptive: bool = False,
-        time_limit: float = 60.0) -> Result:
+        time_limit: float = 60.0, threads: int | None = None) -> Result:
     """The optimum of :func:`~schedrelax.models.packing_mip.build_nonpreemptive_mip` or, with
     ``preemptive=True``, :func:`~schedrelax.models.packing_mip.build_preemptive_mip`.
 
@@ -409,25 +420,55 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     or guarantee is claimed; ``info["slotted_optimum"]`` says whether the slotted optimum was
     proven. A time limit with an incumbent returns it (``info["optimal"]`` False); no incumbent
     raises NoOptimalSolutionError.
+
+    ``solver="cpsat"``: the non-preemptive problem as a CP-SAT model instead
+    (:func:`schedrelax.rounding.cpsat.packing_cpsat`: continuous time, no slots; ``seed`` and
+    ``threads`` are CP-SAT's). ``threads`` goes to the solver (None: its default).
     """
-    incumbent = evaluate(instance, fifo_packing(instance).schedule).objective
+    if solver == "cpsat":
+        if preemptive:
+            raise SolverError("solver 'cpsat' solves the non-preemptive packing MIP only, got preemptive=True; "
+                              "use a MIP solver such as 'highs' for the slotted preemptive MIP")
+        from schedrelax.rounding.cpsat import packing_cpsat
+
+        return packing_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
     t0 = time.perf_counter()
-    build = build_preemptive_mip if preemptive else build_nonpreemptive_mip
-    model = build(instance, upper_bound=incumbent)
+    incumbent = evaluate(instance, fifo_packing(instance).schedule).objective
+    start = relaxation = None
+    if not preemptive:
+        start = best_start(instance, PACKING_STARTS, solver=solver, promises=frozenset({"non_preemptive"}))
+        relaxation = synchpack2(instance, solver=solver)  # LP2 holds for every schedule, preemptive or not
+        if start is not None:
+            incumbent = min(incumbent, start.objective)
+    lp_bound = relaxation.lower_bound if relaxation is not None else None
+    if preemptive:
+        model = build_preemptive_mip(instance, upper_bound=incumbent)
+    else:
+        model = build_nonpreemptive_mip(instance, upper_bound=incumbent, lower_bound=below(lp_bound))
+    warm = start is not None and packing_mip_start(model, start.schedule)
     t1 = time.perf_counter()
-    res = solve(model, solver, time_limit=time_limit)
-    if not res.status.has_solution:
+    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm)
+    if res.status.has_solution:
+        schedule = packing_mip_schedule(model)
+    elif start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION:
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
-    schedule = packing_mip_schedule(model)
+    if start is not None and (not res.status.has_solution
+                              or start.objective < evaluate(instance, schedule).objective):
+        schedule = start.schedule  # the solver did not keep (or reach) the start it was given
     # Slotted preemption is a restriction of continuous-time preemption: no bound on OPT from it.
-    bound = res.best_bound if not preemptive else None
-    outcome = exact_outcome(evaluate(instance, schedule).objective, res.objective, bound, res, exact=not preemptive)
+    bound = None if preemptive else max((b for b in (res.best_bound, lp_bound) if b is not None), default=None)
+    kind = None if bound is None else (f"MIP dual bound ({res.solver})" if bound == res.best_bound
+                                       else relaxation.bound_kind)
+    outcome = exact_outcome(evaluate(instance, schedule).objective,
+                            res.objective if res.objective is not None else float("inf"), bound, res,
+                            exact=not preemptive)
     return Result(
-        algorithm="mip", schedule=schedule, lower_bound=bound,
-        bound_kind=None if bound is None else f"MIP dual bound ({res.solver})",
+        algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind,
         guarantee=1.0 if outcome["optimal"] else None,
-        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds},
+        timings={"start": t1 - t0, "build": res.build_seconds, "solve": res.solve_seconds},
         params={"preemptive": preemptive, "time_limit": time_limit},
         info={**outcome, "slotted_optimum": preemptive and res.is_optimal and outcome["schedule_keeps_mip_objective"],
-              "incumbent": incumbent, "unit": model.layout.unit, "variables": model.nvariables()})
+              "incumbent": incumbent, "start": start.algorithm if start is not None else None,
+              "warm_start": warm, "relaxation_bound": lp_bound, "unit": model.layout.unit,
+              "variables": model.nvariables()})
