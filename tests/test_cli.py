@@ -106,14 +106,14 @@ def test_list_names_families_algorithms_and_solvers(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for word in ("families:", "malleable", "mapreduce", "packing", "related", "algorithms:", "fifo",
-                 "solvers:", "highs"):
+                 "solvers (--solver NAME):", "highs"):
         assert word in out
 
 
 def test_demo_runs_and_writes_charts(tmp_path, capsys):
     assert main(["demo", "--out-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "every schedule above passed verify" in out
+    assert "Every schedule above passed verify." in out
     assert {p.name for p in tmp_path.glob("*.png")} >= {f"{f}_fifo.png" for f in
                                                         ("malleable", "mapreduce", "packing", "related")}
 
@@ -278,3 +278,129 @@ def test_the_command_starts_without_the_heavy_imports():
             "print(sorted(m for m in ('pyomo', 'scipy', 'cvxpy', 'highspy') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "[]" and "no such instance file" in proc.stderr
+
+
+def _tiny_related(tmp_path):
+    """Two jobs on one machine of speed 1: sizes 1 and 3, weights 1 and 1; by hand OPT = 1 + 4 = 5
+    (shortest first), the other order costs 3 + 4 = 7."""
+    path = tmp_path / "tiny.json"
+    path.write_text(json.dumps({
+        "family": "related", "schema_version": 1, "speeds": [1.0],
+        "jobs": [{"tasks": [1.0], "weight": 1.0}, {"tasks": [3.0], "weight": 1.0}]}))
+    return path
+
+
+def test_solve_says_what_it_proved(tmp_path, capsys):
+    inst = _tiny_related(tmp_path)
+    assert main(["solve", str(inst), "-a", "mip"]) == 0
+    out = capsys.readouterr().out
+    assert "total weighted completion time Σ_j w_j C_j = 5;" in out  # the objective is named, OPT by hand
+    assert "status: optimal (proven" in out
+    assert "lower bound: 5 — MIP dual bound (highs)" in out or "lower bound: 5 — LP-Schedule optimum" in out
+    assert main(["solve", str(inst), "-a", "fifo"]) == 0
+    out = capsys.readouterr().out
+    assert "status: heuristic" in out and "lower bound: none proven" in out
+    assert main(["solve", str(inst), "-a", "spc"]) == 0
+    out = capsys.readouterr().out
+    assert "— LP-Schedule optimum (Queyranne cuts, paper 004 §III)" in out
+
+
+def test_solve_with_a_time_limit_says_the_mip_was_not_proven(tmp_path, capsys):
+    # 8 related jobs: HiGHS does not close the gap in 0.5 s on this machine class (the default
+    # small related size is not proven in 60 s, issue 14); whatever it reaches, the words must
+    # match the numbers: "optimal" only with objective == bound.
+    inst = tmp_path / "r.json"
+    main(["generate", "related", "--seed", "0", "-o", str(inst)])
+    capsys.readouterr()
+    assert main(["solve", str(inst), "-a", "mip", "--time-limit", "0.5"]) == 0
+    out = capsys.readouterr().out
+    status = next(line for line in out.splitlines() if "status:" in line)
+    bound = next(line for line in out.splitlines() if "lower bound:" in line)
+    objective = float(out.splitlines()[0].split("= ")[1].split(";")[0])
+    value = float(bound.split(":")[1].split("—")[0])
+    if "optimal (proven" in status:
+        assert abs(objective - value) <= 1e-6 * max(1.0, objective)
+    else:
+        assert "not proven optimal" in status and "gap" in status
+        assert "MIP dual bound" in bound or "LP-Schedule optimum" in bound  # the larger of the two
+        assert value < objective
+
+
+def test_demo_names_the_objective_and_divides_by_the_proven_optimum(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    for objective in ("total flow cost", "total flow time", "total weighted completion time"):
+        assert f"objective = {objective}" in out
+    assert "ALG/LB" in out and "ALG/OPT" in out and out.count("proven by mip") == 4
+    for line in out.splitlines():
+        fields = line.split()
+        if fields and fields[0] == "mip":
+            assert fields[1] == "optimal" and fields[5] == "1.000", line  # ALG/OPT of the optimum itself
+
+
+def test_list_aligns_long_names_and_lists_solver_variants(capsys):
+    from schedrelax import algorithms
+
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    rows = out.split("algorithms:\n")[1].split("reproductions:")[0].splitlines()
+    starts = {len(row) - len(row[2:].split(" ", 1)[1].lstrip()) for row in rows}
+    assert len(rows) == len(algorithms.available()) and len(starts) == 1, rows  # one column for the families
+    assert "highs:ipm" in out and "highs:simplex" in out
+    from schedrelax.solvers import available_solvers
+
+    for info in available_solvers():
+        if not info.available:
+            assert f"not installed: {info.install}" in out
+
+
+def test_quiet_verbose_and_solver_log_flags(tmp_path):
+    inst = _tiny_related(tmp_path)
+
+    def run(*argv):
+        return subprocess.run([sys.executable, "-m", "schedrelax", *argv], capture_output=True, text=True,
+                              timeout=300)
+
+    noted = run("solve", str(inst), "-a", "fifo", "--time-limit", "5")
+    assert noted.returncode == 0 and "--time-limit ignored" in noted.stderr
+    for argv in (["-q", "solve", str(inst), "-a", "fifo", "--time-limit", "5"],
+                 ["solve", str(inst), "-a", "fifo", "--time-limit", "5", "-q"]):
+        quiet = run(*argv)
+        assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+    verbose = run("solve", str(inst), "-a", "fifo", "-v")
+    assert "schedrelax: fifo on a related instance (2 jobs): objective 5, heuristic" in verbose.stderr
+    assert "timings" not in verbose.stderr and "timings" in run("-vv", "solve", str(inst), "-a", "fifo").stderr
+    plain = run("solve", str(inst), "-a", "mip")
+    logged = run("--solver-log", "solve", str(inst), "-a", "mip")
+    assert "HiGHS" not in plain.stdout + plain.stderr
+    assert "HiGHS" in logged.stdout + logged.stderr  # its banner and log, asked for
+
+
+def test_every_subcommand_help_has_its_description(capsys):
+    from schedrelax.cli import _parser
+
+    parser = _parser()
+    names = [a for a in parser._subparsers._group_actions[0].choices]
+    for name in names:
+        with pytest.raises(SystemExit):
+            main([name, "--help"])
+        out = capsys.readouterr().out
+        summary = next(a.help for a in parser._subparsers._group_actions[0]._choices_actions if a.dest == name)
+        assert summary[1:] in " ".join(out.split()), (name, summary)
+
+
+def test_python_api_takes_the_common_options_as_keywords(tmp_path):
+    import inspect
+
+    import schedrelax as sr
+
+    inst = sr.load(_tiny_related(tmp_path))
+    res = sr.run("mip", inst, time_limit=30)
+    assert res.status == "optimal" and res.objective == 5.0 and res.params["time_limit"] == 30
+    assert sr.run("spc", inst, cuts="prefixes").params["cuts"] == "prefixes"
+    with pytest.raises(sr.AlgorithmError, match="time_limit"):
+        sr.run("fifo", inst, time_limit=3)
+    with pytest.raises(sr.AlgorithmError, match="both"):
+        sr.run("spc", inst, params={"cuts": "most"}, cuts="most")
+    for fn, keys in ((sr.solve, {"time_limit", "mip_gap", "threads"}), (sr.compare, {"out", "resume", "workers"})):
+        assert keys <= set(inspect.signature(fn).parameters)

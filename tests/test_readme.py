@@ -61,26 +61,45 @@ def _usage(action: argparse.Action) -> str:
     return ", ".join(f"{o} {value}" for o in action.option_strings)
 
 
-def _arguments(parser: argparse.ArgumentParser) -> list[argparse.Action]:
+_COMMON = {"--debug", "--verbose", "--quiet", "--solver-log"}
+"""The options every command takes (listed once, at the top of the reference)."""
+
+
+def _arguments(parser: argparse.ArgumentParser, *, common: bool = True) -> list[argparse.Action]:
     return [a for a in parser._actions
-            if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))]
+            if not isinstance(a, (argparse._HelpAction, argparse._SubParsersAction))
+            and (common or not _COMMON & set(a.option_strings))]
 
 
-def cli_reference() -> str:
-    """The command line reference in Markdown, from the parser itself: every subcommand with its
-    help and a table of its arguments."""
-    parser = _parser()
-    lines = ["`schedrelax [--debug] COMMAND ...` (or `python -m schedrelax`); `schedrelax COMMAND --help` "
-             "prints the same.", ""]
-    for action in _arguments(parser):
-        lines.append(f"- `{_usage(action)}`: {action.help}")
-    for name, sub in _subcommands(parser).items():
-        lines += ["", f"#### `schedrelax {name}`", "", f"{_help(parser, name)[0].upper()}{_help(parser, name)[1:]}.",
-                  "", "| argument | what it does |", "|---|---|"]
-        for action in _arguments(sub):
+def _has_subcommands(parser: argparse.ArgumentParser) -> bool:
+    return any(isinstance(a, argparse._SubParsersAction) for a in parser._actions)
+
+
+def _section(lines: list[str], prefix: str, parser: argparse.ArgumentParser, summary: str) -> None:
+    """A command's heading, help and argument table, then its own subcommands' (``convert google``)."""
+    lines += ["", f"#### `{prefix}`", "", f"{summary[0].upper()}{summary[1:]}."]
+    own = _arguments(parser, common=False)
+    if own:
+        lines += ["", "| argument | what it does |", "|---|---|"]
+        for action in own:
             # Escaped so that `online:<algorithm>` is not read as an HTML tag.
             text = (action.help or "-").replace("|", "\\|").replace("<", "&lt;").replace(">", "&gt;")
             lines.append(f"| `{_usage(action)}` | {text} |")
+    if _has_subcommands(parser):
+        for name, sub in _subcommands(parser).items():
+            _section(lines, f"{prefix} {name}", sub, _help(parser, name))
+
+
+def cli_reference() -> str:
+    """The command line reference in Markdown, from the parser itself: every subcommand (and its
+    own subcommands) with its help and a table of its arguments."""
+    parser = _parser()
+    lines = ["`schedrelax [-v | -q] [--solver-log] [--debug] COMMAND ...` (or `python -m schedrelax`); "
+             "`schedrelax COMMAND --help` prints the same. These options go before or after the command:", ""]
+    for action in _arguments(parser):
+        lines.append(f"- `{_usage(action)}`: {action.help}")
+    for name, sub in _subcommands(parser).items():
+        _section(lines, f"schedrelax {name}", sub, _help(parser, name))
     return "\n".join(lines)
 
 
@@ -94,12 +113,16 @@ def test_cli_reference_is_the_parser():
 def test_readme_names_every_subcommand_and_option():
     # Independent of the generated block's layout: every name a user can type appears.
     block = CLI_BLOCK.search(README.read_text()).group(2)
-    parser = _parser()
-    for name, sub in _subcommands(parser).items():
-        assert f"`schedrelax {name}`" in block, name
-        for action in _arguments(sub):
-            for option in action.option_strings or [action.metavar or action.dest]:
-                assert option in block, f"{name} {option}"
+    def check(prefix: str, parser: argparse.ArgumentParser) -> None:
+        for name, sub in _subcommands(parser).items():
+            assert f"`{prefix} {name}`" in block, f"{prefix} {name}"
+            for action in _arguments(sub):
+                for option in action.option_strings or [action.metavar or action.dest]:
+                    assert option in block, f"{prefix} {name} {option}"
+            if _has_subcommands(sub):
+                check(f"{prefix} {name}", sub)
+
+    check("schedrelax", _parser())
 
 
 # ------------------------------------------------------------------------------------------------

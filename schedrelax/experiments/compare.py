@@ -12,10 +12,16 @@ times. Algorithms that use no solver run once per instance, under solver ``"-"``
 A failed cell (an exception, a solver that ended without proof) is a row with ``status`` and
 ``reason``, never a stopped grid. ``resume=True`` keeps the rows already in the output file and
 runs only the missing cells (an instance's MIP optimum already in the file is reused, not solved
-again). Work is spread over local processes (``workers``) or a Dask
-distributed cluster (``dask=ADDRESS``, or a ``distributed.Client``); the rows do not depend on
-where they ran, only the timing columns do (and the OPT column, when a MIP stopped by
-``opt_time_limit`` is proven optimal on one run and not on another).
+again). What defines the cells (the instances and their generator, the algorithms, solvers, seed,
+time limits, MIP settings and the schedrelax version: :func:`grid_identity`) is written beside
+the table as ``<stem>_grid.json``, and a resume refuses a table whose grid differs, or that has
+no grid file, instead of pooling rows of two grids. Integer columns (:data:`INTEGER`) are written
+and read back as integers; the summary is per (family, algorithm, solver). A progress bar
+(tqdm, on stderr) is drawn only on a terminal unless asked for. Work is spread over local
+processes (``workers``) or a Dask distributed cluster (``dask=ADDRESS``, or a
+``distributed.Client``); the rows do not depend on where they ran, only the timing columns do
+(and the OPT column, when a MIP stopped by ``opt_time_limit`` is proven optimal on one run and
+not on another).
 """
 
 from __future__ import annotations
@@ -46,9 +52,16 @@ COLUMNS = [
     "build_s", "solve_s", "round_s", "total_s", "seed",
 ]
 
-NUMERIC = ["n_jobs", "n_tasks", "objective", "lower_bound", "opt", "alg_lb", "alg_opt", "opt_lb", "guarantee",
-           "build_s", "solve_s", "round_s", "total_s", "seed"]
-"""The numeric columns (floats, NaN where missing)."""
+INTEGER = ["n_jobs", "n_tasks", "seed"]
+"""The integer columns (pandas' nullable ``Int64``: written as ``6``, not ``6.0``; empty where
+missing, e.g. ``n_tasks`` of a family without tasks)."""
+
+FLOAT = ["objective", "lower_bound", "opt", "alg_lb", "alg_opt", "opt_lb", "guarantee",
+         "build_s", "solve_s", "round_s", "total_s"]
+"""The float columns (NaN where missing)."""
+
+GRID_FORMAT = "schedrelax-compare-grid"
+"""The ``format`` field of a grid file (``<stem>_grid.json``, see :func:`grid_identity`)."""
 
 
 @dataclass(frozen=True)
@@ -212,7 +225,8 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     """Every cell of one instance, with ratios against the MIP optimum of the same solver (the
     first solver's for algorithms that use none). Never raises: an instance that cannot be
     loaded gives one failed row per cell."""
-    base = {"instance": task.source.name, "seed": task.seed}
+    # A generated instance's family is known even if it fails to load; a file's is in the file.
+    base = {"instance": task.source.name, "seed": task.seed, "family": task.source.family}
     try:
         inst = task.source.load()
     except Exception as exc:  # noqa: BLE001 - a failed cell is recorded, the grid goes on
@@ -250,25 +264,11 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
     once. Cells in *done* are left out; an instance whose cells are all done gives no task.
     *known_opt* maps instance -> solver -> (opt, opt_status) already computed (by a run being
     resumed)."""
-    from schedrelax import algorithms
-
-    if not sources:
-        raise ValueError("no instances to compare")
-    if not solvers:
-        raise ValueError("no solvers given")
-    from schedrelax.solvers.registry import check_solver
-
-    for s in solvers:
-        check_solver(s)
-    if len(set(solvers)) != len(solvers):
-        raise ValueError(f"a solver is named twice in {', '.join(solvers)}")
+    _check_request(sources, solvers)
     done = done or set()
     tasks: list[Task] = []
     for src in sources:
-        family = src.family or _family_of(src)
-        specs = {s.name: s for s in algorithms.available(family) if s.name != OPT_ALGORITHM}
-        names = list(algorithms_) if algorithms_ else sorted(specs)
-        resolved = [algorithms.get(n, family) for n in names]  # unknown or wrong family: fail before any work
+        resolved = _resolved(src.family or _family_of(src), algorithms_)
         solverless = tuple(s.name for s in resolved if not s.uses_solver)
         with_solver = tuple(s.name for s in resolved if s.uses_solver)
         groups = []
@@ -283,6 +283,29 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
     return tasks
 
 
+def _check_request(sources: Sequence[InstanceSource], solvers: Sequence[str]) -> None:
+    if not sources:
+        raise ValueError("no instances to compare")
+    if not solvers:
+        raise ValueError("no solvers given")
+    from schedrelax.solvers.registry import check_solver
+
+    for s in solvers:
+        check_solver(s)
+    if len(set(solvers)) != len(solvers):
+        raise ValueError(f"a solver is named twice in {', '.join(solvers)}")
+
+
+def _resolved(family: str, algorithms_: Sequence[str] | None) -> list:
+    """The specs of the algorithms a grid runs on *family*: those named, else every one but the
+    exact MIP. An unknown name, or one of another family, raises before any work."""
+    from schedrelax import algorithms
+
+    if algorithms_:
+        return [algorithms.get(n, family) for n in algorithms_]
+    return sorted((s for s in algorithms.available(family) if s.name != OPT_ALGORITHM), key=lambda s: s.name)
+
+
 def _family_of(src: InstanceSource) -> str:
     import json
 
@@ -291,31 +314,6 @@ def _family_of(src: InstanceSource) -> str:
     if not isinstance(family, str):
         raise ValueError(f"{src.path}: the file names no family")
     return family
-
-
-class _Progress:
-    """A one-line progress bar on stderr (redrawn in place on a terminal, else every 10 %)."""
-
-    def __init__(self, total: int, enabled: bool = True):
-        self.total, self.done, self.t0 = total, 0, time.perf_counter()
-        self.enabled = enabled and total > 0
-        self.tty = sys.stderr.isatty()
-        self._last_decile = -1
-
-    def step(self, n: int = 1) -> None:
-        self.done += n
-        if not self.enabled:
-            return
-        frac = self.done / self.total
-        elapsed = time.perf_counter() - self.t0
-        eta = elapsed / frac - elapsed if frac > 0 else math.nan
-        bar = "#" * int(30 * frac)
-        line = f"compare [{bar:<30}] {self.done}/{self.total} tasks, {elapsed:.0f} s elapsed, ~{eta:.0f} s left"
-        if self.tty:
-            print("\r" + line, end="" if self.done < self.total else "\n", file=sys.stderr, flush=True)
-        elif int(frac * 10) > self._last_decile:
-            self._last_decile = int(frac * 10)
-            print(line, file=sys.stderr, flush=True)
 
 
 _PARENT_POLL_SECONDS = 0.5
@@ -364,8 +362,15 @@ def _exit_with_parent(owner: int) -> None:
     threading.Thread(target=watch, name="schedrelax-owner-watch", daemon=True).start()
 
 
-def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iterable[list[dict[str, Any]]]:
-    bar = _Progress(len(tasks), progress)
+def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool | None) -> Iterable[list[dict[str, Any]]]:
+    from schedrelax.experiments.reproduce import progress_bar
+
+    with progress_bar(len(tasks), "compare", progress, unit="instance", leave=True) as bar:
+        yield from _finished(tasks, workers, dask, bar.update)
+
+
+def _finished(tasks: list[Task], workers: int, dask: Any, step: Callable[[], Any]) -> Iterable[list[dict[str, Any]]]:
+    """The rows of each task as it finishes, *step* called once per task."""
     if dask is not None:
         from distributed import Client, as_completed as dask_completed
 
@@ -373,7 +378,7 @@ def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iter
         try:
             futures = client.map(run_task, tasks, pure=False)
             for fut in dask_completed(futures):
-                bar.step()
+                step()
                 yield fut.result()
         finally:
             if client is not dask:
@@ -382,13 +387,13 @@ def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool) -> Iter
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
             rows = run_task(t)
-            bar.step()
+            step()
             yield rows
         return
     pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
     try:
         for fut in as_completed([pool.submit(run_task, t) for t in tasks]):
-            bar.step()
+            step()
             yield fut.result()
     finally:
         # Interrupted (Ctrl-C, an error): drop the queued tasks instead of running them all first.
@@ -399,35 +404,56 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
             solvers: Sequence[str] = ("highs",), *, out: str | Path | None = None, resume: bool = False,
             workers: int | None = None, dask: Any = None, with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS,
             time_limit: float | None = None, seed: int = 0, plots: bool = True,
-            progress: bool = True, opt_max_tasks: int | None = OPT_MAX_TASKS,
+            progress: bool | None = None, opt_max_tasks: int | None = OPT_MAX_TASKS,
             opt_time_limit: float | None = OPT_TIME_LIMIT) -> CompareResult:
     """Run the grid and return (and, with *out*, write) the table and its summary.
 
     *out* names the table file (``.csv``; a Parquet copy is written beside it when pyarrow is
-    installed); the summary goes to ``<stem>_summary.csv`` and the plots to ``<stem>_ratios.png``
-    and ``<stem>_times.png``. *workers* defaults to the number of CPUs. *time_limit* applies to
-    every solve of the algorithms, *opt_time_limit* to each exact MIP solve (the OPT column);
-    the MIP runs only on instances with at most *opt_max_jobs* jobs and (packing, related) at
-    most *opt_max_tasks* tasks (None: no task limit).
+    installed); the summary goes to ``<stem>_summary.csv``, the plots to ``<stem>_ratios.png``
+    and ``<stem>_times.png``, and what defines the grid to ``<stem>_grid.json``
+    (:func:`grid_identity`). With *resume*, the cells already in *out* are kept and only the
+    others run, provided its grid file records the same grid; otherwise ValueError names each
+    field that differs (a table without a grid file is refused too: nothing shows which grid made
+    it). *workers* defaults to the number of CPUs. *time_limit* applies to every solve of the
+    algorithms, *opt_time_limit* to each exact MIP solve (the OPT column); the MIP runs only on
+    instances with at most *opt_max_jobs* jobs and (packing, related) at most *opt_max_tasks*
+    tasks (None: no task limit). *progress*: a progress bar on stderr (None: only when stderr
+    is a terminal).
     """
     out_path = Path(out) if out is not None else None
-    previous = None
-    done: set[tuple[str, str, str]] = set()
-    known_opt: dict[str, dict[str, tuple[float, str]]] = {}
-    if resume:
-        if out_path is None:
-            raise ValueError("--resume needs --out (the table to resume)")
-        if out_path.exists():
-            previous = _read_table(out_path)
-            done = set(map(tuple, previous[list(KEY)].astype(str).itertuples(index=False, name=None)))
-            known_opt = _known_opts(previous)
-    tasks = plan(sources, algorithms, solvers, with_opt=with_opt, opt_max_jobs=opt_max_jobs,
-                 time_limit=time_limit, seed=seed, done=done, opt_max_tasks=opt_max_tasks,
-                 opt_time_limit=opt_time_limit, known_opt=known_opt)
+    if resume and out_path is None:
+        raise ValueError("--resume needs --out (the table to resume)")
+    _check_request(sources, solvers)
     workers = (os.cpu_count() or 1) if workers is None else workers
     if workers < 1:
         raise ValueError(f"--workers must be >= 1, got {workers}")
+    identity = None
+    if out_path is not None:
+        identity = grid_identity(sources, algorithms, solvers, with_opt=with_opt, opt_max_jobs=opt_max_jobs,
+                                 opt_max_tasks=opt_max_tasks, opt_time_limit=opt_time_limit,
+                                 time_limit=time_limit, seed=seed)
+    previous = None
+    done: set[tuple[str, str, str]] = set()
+    known_opt: dict[str, dict[str, tuple[float, str]]] = {}
+    if resume and out_path.exists():
+        check_grid(out_path, identity)
+        previous = _read_table(out_path)
+        done = set(map(tuple, previous[list(KEY)].astype(str).itertuples(index=False, name=None)))
+        known_opt = _known_opts(previous)
+    tasks = plan(sources, algorithms, solvers, with_opt=with_opt, opt_max_jobs=opt_max_jobs,
+                 time_limit=time_limit, seed=seed, done=done, opt_max_tasks=opt_max_tasks,
+                 opt_time_limit=opt_time_limit, known_opt=known_opt)
 
+    files: list[Path] = []
+    if out_path is not None:
+        if previous is None:
+            # The old table goes before the new grid file is written: a run killed in between
+            # must not leave the old rows under the new grid's name, for a --resume to pool.
+            for stale in (out_path, out_path.with_suffix(".parquet")):
+                stale.unlink(missing_ok=True)
+        files.append(_write_grid(identity, out_path))
+        if previous is None:
+            _write_table(_concat([], []), out_path)
     frames = [previous] if previous is not None and len(previous) else []
     new_rows: list[dict[str, Any]] = []
     for rows in _execute(tasks, workers, dask, progress):
@@ -438,9 +464,8 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
     table = _concat(frames, new_rows)
     table = table.sort_values(list(KEY), kind="stable", ignore_index=True)
     summary = summarise(table)
-    files: list[Path] = []
     if out_path is not None:
-        files += _write_table(table, out_path)
+        files = _write_table(table, out_path) + files
         summary_path = out_path.with_name(out_path.stem + "_summary.csv")
         summary.to_csv(summary_path, index=False)
         files.append(summary_path)
@@ -449,9 +474,126 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
     return CompareResult(table, summary, files)
 
 
+GRID_FIELDS = ("schedrelax", "families", "generator", "instances", "algorithms", "solvers", "seed", "time_limit",
+               "opt", "opt_max_jobs", "opt_max_tasks", "opt_time_limit")
+"""The fields of a grid identity that a resume compares, in the order an error names them."""
+
+
+def grid_identity(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, solvers: Sequence[str], *,
+                  with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS, opt_max_tasks: int | None = OPT_MAX_TASKS,
+                  opt_time_limit: float | None = OPT_TIME_LIMIT, time_limit: float | None = None,
+                  seed: int = 0) -> dict[str, Any]:
+    """What defines the cells of a grid, as the JSON object written to ``<stem>_grid.json``.
+
+    Fields: ``schedrelax`` (the version: algorithms may change between versions), ``families``,
+    ``generator`` (per generated family its setup and parameters; ``"instance files"`` for
+    instances read from files), ``instances`` (their names, which carry each generated
+    instance's seed), ``algorithms`` (per family the names run, every one of the family
+    resolved), ``solvers`` (in order: solverless cells use the first one's OPT), ``seed``,
+    ``time_limit``, ``opt`` and, when it runs, the exact MIP's limits ``opt_max_jobs``,
+    ``opt_max_tasks`` and ``opt_time_limit``. Not in it: where and how fast cells ran (workers,
+    Dask), plots, progress. A file's content is not hashed: an instance file edited between two
+    runs keeps its name.
+    """
+    import json
+
+    from schedrelax import __version__
+
+    families: dict[str, list[str]] = {}
+    generators: list[Any] = []
+    for src in sources:
+        family = src.family or _family_of(src)
+        if family not in families:
+            families[family] = sorted(s.name for s in _resolved(family, algorithms_))
+        gen = ({"family": family, "setup": src.setup, "params": dict(src.params)} if src.path is None
+               else "instance files")
+        if gen not in generators:
+            generators.append(gen)
+    identity = {
+        "format": GRID_FORMAT, "schedrelax": __version__, "families": sorted(families),
+        "generator": sorted(generators, key=lambda g: json.dumps(g, sort_keys=True)),
+        "instances": sorted(src.name for src in sources),
+        "algorithms": dict(sorted(families.items())), "solvers": list(solvers), "seed": seed,
+        "time_limit": time_limit, "opt": with_opt,
+        # Limits of a MIP that does not run define no cell.
+        "opt_max_jobs": opt_max_jobs if with_opt else None, "opt_max_tasks": opt_max_tasks if with_opt else None,
+        "opt_time_limit": opt_time_limit if with_opt else None,
+    }
+    return json.loads(json.dumps(identity))  # tuples as lists: the form it is read back in
+
+
+def grid_file(out: str | Path) -> Path:
+    """The grid file of the table *out*: ``<stem>_grid.json`` beside it."""
+    out = Path(out)
+    return out.with_name(out.stem + "_grid.json")
+
+
+def _write_grid(identity: dict[str, Any], out: Path) -> Path:
+    import json
+
+    path = grid_file(out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(identity, indent=1) + "\n")
+    tmp.replace(path)
+    return path
+
+
+def check_grid(out: str | Path, identity: dict[str, Any]) -> None:
+    """Raise ValueError unless the grid file beside the table *out* records the grid *identity*
+    (:func:`grid_identity`): the message names each field that differs with both values, and
+    how to go on."""
+    import json
+
+    out, path = Path(out), grid_file(out)
+    how = (f"write this grid to a new table (another --out), or drop --resume to run it afresh into {out} "
+           "(its rows are replaced)")
+    if not path.exists():
+        raise ValueError(f"cannot resume {out}: it has no grid file {path.name} beside it (a table from a schedrelax "
+                         "that did not record its grid, or not written by compare), so nothing shows that its rows "
+                         f"were made by this grid; {how}")
+    try:
+        recorded = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"cannot resume {out}: its grid file {path} cannot be read ({exc}); {how}") from None
+    if not isinstance(recorded, dict) or recorded.get("format") != GRID_FORMAT:
+        raise ValueError(f"cannot resume {out}: {path} is not a compare grid file (no \"format\": "
+                         f"\"{GRID_FORMAT}\"); {how}")
+    diffs = [_difference(k, recorded.get(k, _ABSENT), identity[k])
+             for k in GRID_FIELDS if recorded.get(k, _ABSENT) != identity[k]]
+    if diffs:
+        raise ValueError(f"cannot resume {out}: it was made by another grid ({path.name}): " + "; ".join(diffs)
+                         + f"; {how}")
+
+
+_ABSENT = object()
+"""A field one side of a grid comparison does not have."""
+
+
+def _difference(field: str, recorded: Any, requested: Any) -> str:
+    """One field's difference, short: a long list by what only one side has."""
+    import json
+
+    def show(v: Any) -> str:
+        return "(none)" if v is _ABSENT else json.dumps(v, separators=(", ", ": "))
+
+    if isinstance(recorded, list) and isinstance(requested, list) and max(len(recorded), len(requested)) > 4:
+        def some(items: list) -> str:
+            return ", ".join(map(show, items[:3])) + (f" and {len(items) - 3} more" if len(items) > 3 else "")
+
+        only = [f"only in the table's: {some(v)}" for v in [[x for x in recorded if x not in requested]] if v]
+        only += [f"only in this run's: {some(v)}" for v in [[x for x in requested if x not in recorded]] if v]
+        return f"{field}: table {len(recorded)}, this run {len(requested)} ({'; '.join(only) or 'in another order'})"
+    if isinstance(recorded, dict) and isinstance(requested, dict):
+        keys = sorted(k for k in set(recorded) | set(requested) if recorded.get(k) != requested.get(k))
+        return f"{field}: " + ", ".join(f"{k}: table {show(recorded.get(k, _ABSENT))}, this run "
+                                        f"{show(requested.get(k, _ABSENT))}" for k in keys)
+    return f"{field}: table {show(recorded)}, this run {show(requested)}"
+
+
 def _read_table(path: Path):
     """A table written by :func:`compare`, with the columns a resumed run appends to (a column
-    an older version did not write is added empty)."""
+    an older version did not write is added empty) and the integer columns as integers."""
     import pandas as pd
 
     table = pd.read_csv(path, keep_default_na=False, na_values=[""])
@@ -461,7 +603,7 @@ def _read_table(path: Path):
     for c in COLUMNS:
         if c not in table.columns:
             table[c] = math.nan
-    return table[COLUMNS]
+    return _typed(table[COLUMNS], path)
 
 
 def _known_opts(table) -> dict[str, dict[str, tuple[float, str]]]:
@@ -482,14 +624,29 @@ def _frame(rows: list[dict[str, Any]]):
 
 
 def _concat(frames: list, rows: list[dict[str, Any]]):
-    """The earlier table and the new rows as one, numeric columns as floats (an empty frame or a
-    column of only missing values would otherwise turn them into objects)."""
+    """The earlier table and the new rows as one, with the column types of :func:`_typed`."""
     import pandas as pd
 
     parts = [f for f in frames if len(f)] + ([_frame(rows)] if rows else [])
-    table = pd.concat(parts, ignore_index=True) if parts else _frame([])
-    for c in NUMERIC:
+    return _typed(pd.concat(parts, ignore_index=True) if parts else _frame([]))
+
+
+def _typed(table, source: Path | None = None):
+    """*table* with the INTEGER columns as nullable integers and the FLOAT ones as floats (an
+    empty frame or a column of only missing values would otherwise turn them into objects). A
+    non-whole number in an integer column of a table read from *source* is an error."""
+    import pandas as pd
+
+    for c in FLOAT:
         table[c] = pd.to_numeric(table[c], errors="coerce").astype(float)
+    for c in INTEGER:
+        values = pd.to_numeric(table[c], errors="coerce")
+        bad = values.notna() & (values != values.round())
+        if bad.any():
+            row = int(bad.to_numpy().nonzero()[0][0])
+            where = f"{source}, line {row + 2}" if source is not None else f"row {row}"
+            raise ValueError(f"{where}: column {c!r} must hold whole numbers, got {table[c][bad].iloc[0]}")
+        table[c] = values.astype("Int64")
     return table
 
 
@@ -508,17 +665,23 @@ def _write_table(table, path: Path) -> list[Path]:
     return written + [pq]
 
 
+UNKNOWN_FAMILY = "(not loaded)"
+"""The summary's family of an instance file that could not be loaded (its rows say why)."""
+
+
 def summarise(table):
     """Mean and worst ratio, share within the guarantee, failures and mean time per
-    (algorithm, solver)."""
+    (family, algorithm, solver): an algorithm's ratios on two families are never pooled. Rows of
+    an instance file that failed to load are under the family :data:`UNKNOWN_FAMILY`."""
     import pandas as pd
 
     if not len(table):
-        return pd.DataFrame(columns=["algorithm", "solver", "cells", "failed"])
+        return pd.DataFrame(columns=["family", "algorithm", "solver", "cells", "failed"])
     t = table.copy()
+    t["family"] = t["family"].astype(object).where(t["family"].notna(), UNKNOWN_FAMILY)
     t["failed"] = t["status"] != "ok"
     t["within_guarantee"] = t["within_guarantee"].map({True: 1.0, False: 0.0, "True": 1.0, "False": 0.0})
-    g = t.groupby(["algorithm", "solver"], sort=True)
+    g = t.groupby(["family", "algorithm", "solver"], sort=True)
     summary = pd.DataFrame({
         "cells": g.size(),
         "failed": g["failed"].sum(),
@@ -599,9 +762,10 @@ def main_compare(paths: Sequence[str], family: str | None, generate: int | None,
                  dask: str | None, time_limit: float | None, opt_max_jobs: int, no_opt: bool,
                  echo: Callable[[str], None] = print, *, params: dict[str, Any] | None = None,
                  opt_max_tasks: int | None = OPT_MAX_TASKS, opt_time_limit: float | None = OPT_TIME_LIMIT,
-                 progress: bool = True) -> CompareResult:
+                 progress: bool | None = None) -> CompareResult:
     """What ``schedrelax compare`` does, given its parsed options (*params*: generator
-    parameters, ``--param``)."""
+    parameters, ``--param``; *progress*: a progress bar on stderr, None: only when stderr is a
+    terminal)."""
     if paths and generate:
         raise ValueError("give instance files/folders or --generate, not both")
     if params and not generate:

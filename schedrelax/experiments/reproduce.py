@@ -2,10 +2,15 @@
 ``schedrelax reproduce all``, every registered one into one report folder with an index.
 
 Each paper module registers a function ``(out_dir: Path, *, quick: bool, seed: int, **options) ->
-Path`` that writes its tables and plots into *out_dir* and returns the report file it wrote. A
-reproduction may also write ``<name>_vs_paper.md``: its numbers beside the ones the paper's text
-states (or a note that the paper only has a figure); :func:`reproduce_all` puts that file into
-the index, in the reproduction's section.
+Path`` that writes its tables and plots into *out_dir* and returns the report file it wrote; one
+that also takes ``progress`` (``bool | None``) gets it and draws its own progress bar over its
+instances (:func:`progress_bar`). A reproduction may also write ``<name>_vs_paper.md``: its
+numbers beside the ones the paper's text states (or a note that the paper only has a figure),
+and ``<name>_differences.md`` (:func:`write_differences`): one line per way its setting differs
+from the paper's, as its report explains them. :func:`reproduce_all` puts both into the index.
+
+Trace data a reproduction can use is found here too: :func:`google_trace` (``--google PATH``, else
+``$SCHEDRELAX_GOOGLE_TRACE``, else the source checkout's ``../shared/data/google2011``).
 
 ``reproduce all`` runs each reproduction into ``OUT/<name>/``, with what it prints captured in
 ``OUT/<name>/output.log``; one that raises is recorded in the index with its error (the traceback
@@ -16,6 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import inspect
+import os
+import sys
 import time
 import traceback
 from collections.abc import Callable, Mapping, Sequence
@@ -25,8 +33,28 @@ from typing import Any
 
 Reproduction = Callable[..., Path]
 
+GOOGLE_ENV = "SCHEDRELAX_GOOGLE_TRACE"
+"""The environment variable naming the Google trace part when ``--google`` is not given."""
+
+GOOGLE = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "google2011"
+"""The Google 2011 trace part beside a source checkout in the project's workspace: the last resort
+of :func:`google_trace` (absent in a clone, and in an installed copy this path means nothing)."""
+
+GOOGLE_SOURCE = (
+    "the Google cluster-data 2011 trace (\"clusterdata-2011-2\", https://github.com/google/cluster-data, "
+    "ClusterData2011_2.md; CC-BY): one part of its task_events table, a gzipped CSV without header, e.g. "
+    "`gsutil cp gs://clusterdata-2011-2/task_events/part-00000-of-00500.csv.gz .`; give it with "
+    f"`--google FILE` or `{GOOGLE_ENV}=FILE`")
+"""Where the trace part the online reproduction can use is obtained, and how to give it."""
+
 INDEX = "report.md"
 """The index file ``reproduce all`` writes at the top of its output folder."""
+
+DIFFERENCES = "{name}_differences.md"
+"""The file (in a reproduction's folder) listing how its setting differs from the paper's."""
+
+MISSING = "—"
+"""How a missing number reads in the reports: never ``nan``, and always with its reason beside it."""
 
 
 @dataclass(frozen=True)
@@ -39,6 +67,11 @@ class ReproductionSpec:
     summary: str
     options: tuple[str, ...] = ()
     paper: str = ""
+
+    @property
+    def takes_progress(self) -> bool:
+        """Whether the function accepts ``progress`` (it then draws its own progress bar)."""
+        return "progress" in inspect.signature(self.fn).parameters
 
 
 REPRODUCTIONS: dict[str, ReproductionSpec] = {}
@@ -68,6 +101,68 @@ def write_csv(path: Path, rows: Sequence[Mapping[str, Any]], fields: Sequence[st
         writer.writeheader()
         writer.writerows(rows)
     return Path(path)
+
+
+def show_progress(progress: bool | None) -> bool:
+    """Whether to draw progress bars: *progress* when given, else only when stderr is a terminal
+    (so that logs, pipes and CI output stay free of them)."""
+    return sys.stderr.isatty() if progress is None else bool(progress)
+
+
+def progress_bar(total: int, desc: str, progress: bool | None = None, *, unit: str = "run", leave: bool = False):
+    """A tqdm progress bar on stderr over *total* steps (call ``update()`` per step; use it as a
+    context manager), drawn only if :func:`show_progress` says so. *leave*: keep the finished
+    bar on screen (a bar inside another one's run goes away)."""
+    from tqdm import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, leave=leave, file=sys.stderr, dynamic_ncols=True,
+                disable=not show_progress(progress))
+
+
+def write_differences(out_dir: Path, name: str, lines: Sequence[str]) -> Path:
+    """Write ``<name>_differences.md`` into *out_dir*: one line per way the reproduction's setting
+    differs from the paper's (smaller instances, a stand-in for a trace, another bound ...), in the
+    words its report uses; the index of ``reproduce all`` shows them beside the numbers."""
+    path = Path(out_dir) / DIFFERENCES.format(name=name)
+    path.write_text("".join(f"- {line}\n" for line in lines))
+    return path
+
+
+def google_trace(path: str | Path | None = None) -> tuple[Path | None, str]:
+    """The Google 2011 ``task_events`` file to run on and where it was found, or None and why not.
+
+    In order: *path* (``--google``), the environment variable :data:`GOOGLE_ENV`, then the
+    source-tree folder :data:`GOOGLE`. A folder stands for the first of its ``task_events*`` files
+    (or, for a folder named ``task_events`` as in the trace's bucket, of its ``part-*`` files).
+    A path given by option or variable that leads to no such file is an error (ValueError naming
+    it); only the source-tree fallback is skipped quietly, with the reason returned.
+    """
+    given = None
+    if path is not None:
+        given = (Path(path), f"--google {path}")
+    elif os.environ.get(GOOGLE_ENV):
+        given = (Path(os.environ[GOOGLE_ENV]), f"{GOOGLE_ENV}={os.environ[GOOGLE_ENV]}")
+    if given is not None:
+        value, origin = given
+        found = _task_events(value)
+        if found is None:
+            what = "no such file or folder" if not value.exists() else "a folder without a task_events file"
+            raise ValueError(f"{origin}: {what}; expected a task_events part of {GOOGLE_SOURCE}")
+        return found, origin
+    found = _task_events(GOOGLE) if GOOGLE.is_dir() else None
+    if found is not None:
+        return found, f"the source checkout's {GOOGLE}"
+    return None, (f"no Google trace given (no --google, {GOOGLE_ENV} not set, and no trace part beside the source "
+                  "checkout)")
+
+
+def _task_events(path: Path) -> Path | None:
+    if path.is_file():
+        return path
+    if not path.is_dir():
+        return None
+    files = sorted(path.glob("task_events*")) or (sorted(path.glob("part-*")) if path.name == "task_events" else [])
+    return files[0] if files else None
 
 
 def _load_builtin() -> None:
@@ -100,38 +195,44 @@ class Outcome:
     error: str = ""
 
 
-def _options_for(spec: ReproductionSpec, options: dict, strict: bool) -> dict:
+def _options_for(spec: ReproductionSpec, options: dict, strict: bool, progress: bool | None = None) -> dict:
     unknown = sorted(k for k, v in options.items() if v is not None and k not in spec.options)
     if unknown and strict:
         raise ValueError(f"reproduction {spec.name!r} has no option {unknown[0]!r}")
-    return {k: v for k, v in options.items() if k in spec.options and v is not None}
+    chosen = {k: v for k, v in options.items() if k in spec.options and v is not None}
+    return {**chosen, "progress": progress} if spec.takes_progress else chosen
 
 
-def reproduce(name: str, out_dir: str | Path, *, quick: bool = False, seed: int = 0, **options) -> list[Path]:
+def reproduce(name: str, out_dir: str | Path, *, quick: bool = False, seed: int = 0, progress: bool | None = None,
+              **options) -> list[Path]:
     """Run reproduction *name* into *out_dir* and return its report; ``"all"`` runs every one
-    (see :func:`reproduce_all`, silently) and returns the index followed by the reports written."""
+    (see :func:`reproduce_all`, without progress lines) and returns the index followed by the
+    reports written. *progress*: progress bars on stderr (None: only when stderr is a terminal)."""
     specs = available()
     if name == "all":
-        index, outcomes = reproduce_all(out_dir, quick=quick, seed=seed, echo=None, **options)
+        index, outcomes = reproduce_all(out_dir, quick=quick, seed=seed, echo=None, progress=progress, **options)
         return [index, *(o.report for o in outcomes if o.report is not None)]
     if name not in specs:
         raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(['all', *specs])}")
     spec = specs[name]
-    opts = _options_for(spec, options, strict=True)
+    opts = _options_for(spec, options, strict=True, progress=progress)
     target = Path(out_dir)
     target.mkdir(parents=True, exist_ok=True)
     return [spec.fn(target, quick=quick, seed=seed, **opts)]
 
 
 def reproduce_all(out_dir: str | Path, *, quick: bool = False, seed: int = 0, names: Sequence[str] | None = None,
-                  echo: Callable[[str], None] | None = print, **options) -> tuple[Path, list[Outcome]]:
+                  echo: Callable[[str], None] | None = print, progress: bool | None = None,
+                  **options) -> tuple[Path, list[Outcome]]:
     """Run every registered reproduction (or those in *names*) into ``out_dir/<name>/`` and write
     the index ``out_dir/report.md``; returns it and one :class:`Outcome` per reproduction.
 
     A reproduction that raises is recorded (one line in the index, the traceback in its folder's
     ``error.txt``) and the next one runs. *echo* gets a progress line as each one starts and ends
     (None: silent); what the reproductions print goes to their folder's ``output.log``. Options
-    (e.g. ``swim``) go to the reproductions that accept them.
+    (e.g. ``swim``) go to the reproductions that accept them. *progress*: a progress bar over the
+    reproductions, and each reproduction's own over its instances, on stderr (None: only when
+    stderr is a terminal).
     """
     specs = available()
     if names is not None:
@@ -141,34 +242,44 @@ def reproduce_all(out_dir: str | Path, *, quick: bool = False, seed: int = 0, na
         specs = {n: specs[n] for n in names}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    say = echo or (lambda _line: None)
     t_all = time.perf_counter()
     outcomes = []
-    for k, spec in enumerate(specs.values(), 1):
-        folder = out / spec.name
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "error.txt").unlink(missing_ok=True)
-        say(f"[{k}/{len(specs)}] {spec.name}: running{' (quick)' if quick else ''} ...")
-        t0 = time.perf_counter()
-        try:
-            with open(folder / "output.log", "w") as log, contextlib.redirect_stdout(log):
-                report = Path(spec.fn(folder, quick=quick, seed=seed, **_options_for(spec, options, strict=False)))
-        except Exception as exc:  # noqa: BLE001 - recorded in the index; the others still run
+    with progress_bar(len(specs), "reproduce all", progress, unit="reproduction", leave=True) as bar:
+        def say(line: str) -> None:
+            if echo is not None:
+                with bar.external_write_mode():  # the line above the bars, not through them
+                    echo(line)
+
+        for k, spec in enumerate(specs.values(), 1):
+            folder = out / spec.name
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "error.txt").unlink(missing_ok=True)
+            say(f"[{k}/{len(specs)}] {spec.name}: running{' (quick)' if quick else ''} ...")
+            bar.set_postfix_str(spec.name)
+            t0 = time.perf_counter()
+            try:
+                with open(folder / "output.log", "w") as log, contextlib.redirect_stdout(log):
+                    report = Path(spec.fn(folder, quick=quick, seed=seed,
+                                          **_options_for(spec, options, strict=False, progress=progress)))
+            except Exception as exc:  # noqa: BLE001 - recorded in the index; the others still run
+                seconds = time.perf_counter() - t0
+                error = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
+                (folder / "error.txt").write_text(traceback.format_exc())
+                outcomes.append(Outcome(spec.name, "failed", seconds, folder, error=error))
+                say(f"[{k}/{len(specs)}] {spec.name}: FAILED after {seconds:.1f} s: {error}")
+                bar.update()
+                continue
             seconds = time.perf_counter() - t0
-            error = f"{type(exc).__name__}: {exc}".splitlines()[0][:500]
-            (folder / "error.txt").write_text(traceback.format_exc())
-            outcomes.append(Outcome(spec.name, "failed", seconds, folder, error=error))
-            say(f"[{k}/{len(specs)}] {spec.name}: FAILED after {seconds:.1f} s: {error}")
-            continue
-        seconds = time.perf_counter() - t0
-        outcomes.append(Outcome(spec.name, "ok", seconds, folder, report=report))
-        say(f"[{k}/{len(specs)}] {spec.name}: ok in {seconds:.1f} s, report {report}")
+            outcomes.append(Outcome(spec.name, "ok", seconds, folder, report=report))
+            say(f"[{k}/{len(specs)}] {spec.name}: ok in {seconds:.1f} s, report {report}")
+            bar.update()
     index = out / INDEX
     index.write_text(index_markdown(out, outcomes, specs, quick=quick, seed=seed,
                                     seconds=time.perf_counter() - t_all, load_errors=list(_LOAD_ERRORS)))
     ok = sum(o.status == "ok" for o in outcomes)
-    say(f"index written to {index} ({ok} of {len(outcomes)} ok"
-        + (f"; {len(_LOAD_ERRORS)} module import error(s)" if _LOAD_ERRORS else "") + ")")
+    if echo is not None:
+        echo(f"index written to {index} ({ok} of {len(outcomes)} ok"
+             + (f"; {len(_LOAD_ERRORS)} module import error(s)" if _LOAD_ERRORS else "") + ")")
     return index, outcomes
 
 
@@ -179,7 +290,8 @@ def _link(path: Path, base: Path) -> str:
 
 def index_markdown(out: Path, outcomes: Sequence[Outcome], specs: dict[str, ReproductionSpec], *, quick: bool,
                    seed: int, seconds: float, load_errors: Sequence[str] = ()) -> str:
-    """The index of a ``reproduce all`` folder: a summary table, then one section per
+    """The index of a ``reproduce all`` folder: a summary table (with each reproduction's
+    ``<name>_differences.md`` lines: why its numbers differ from the paper's), then one section per
     reproduction (its paper, status, report, tables, plots, and its numbers beside the paper's)."""
     ok = sum(o.status == "ok" for o in outcomes)
     lines = [
@@ -187,22 +299,38 @@ def index_markdown(out: Path, outcomes: Sequence[Outcome], specs: dict[str, Repr
         "",
         f"{'Quick (CI-sized) run, `--quick`' if quick else 'Paper-size run'}, seed {seed}: {ok} of {len(outcomes)} "
         f"reproductions ran, in {seconds:.1f} s. Each section links the reproduction's report, tables and plots, "
-        "and shows its numbers beside those the paper's text states. Every schedule in them passed `verify`.",
+        "and shows its numbers beside those the paper's text states; the table's last column says why ours differ "
+        "(smaller instances, a stand-in for a trace, a lower bound near 0 ...), in the words of each reproduction's "
+        f"report. A missing number reads {MISSING}, with its reason. Every schedule in them passed `verify`.",
         "",
     ]
     for err in load_errors:
         lines += [f"**Not every reproduction could be loaded**: {err}", ""]
-    lines += ["| reproduction | paper | status | seconds | report |", "|---|---|---|---:|---|"]
+    lines += ["| reproduction | paper | status | seconds | report | why ours differ from the paper's (its report's "
+              "words) |", "|---|---|---|---:|---|---|"]
     for o in outcomes:
         spec = specs[o.name]
         status = "ok" if o.status == "ok" else f"**failed**: {_cell(o.error)}"
         report = _link(o.report, out) if o.report is not None and _inside(o.report, out) else "-"
+        if o.status != "ok":
+            why = f"{MISSING} (failed)"
+        else:
+            why = "; ".join(_differences(o)) or (f"{MISSING} (its report names no difference: "
+                                                  f"{DIFFERENCES.format(name=o.name)} not written)")
         lines.append(f"| [{o.name}](#{_anchor(o.name)}) | {_cell(spec.paper) or '-'} | {status} | {o.seconds:.1f} "
-                     f"| {report} |")
+                     f"| {report} | {_cell(why)} |")
     lines.append("")
     for o in outcomes:
         lines += _section(out, o, specs[o.name])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _differences(o: Outcome) -> list[str]:
+    """The lines of the reproduction's ``<name>_differences.md`` (none if it wrote no such file)."""
+    path = o.folder / DIFFERENCES.format(name=o.name)
+    if not path.exists():
+        return []
+    return [line[2:].strip() for line in path.read_text().splitlines() if line.startswith("- ")]
 
 
 def _cell(text: str) -> str:
@@ -230,7 +358,8 @@ def _section(out: Path, o: Outcome, spec: ReproductionSpec) -> list[str]:
                   f"{_link(o.folder / 'output.log', out)}.", ""]
         return lines
     files = sorted(p for p in o.folder.iterdir() if p.is_file())
-    tables = [p for p in files if p.suffix in (".csv", ".md") and p != o.report and p.name != f"{o.name}_vs_paper.md"]
+    embedded = (f"{o.name}_vs_paper.md", DIFFERENCES.format(name=o.name))
+    tables = [p for p in files if p.suffix in (".csv", ".md") and p != o.report and p.name not in embedded]
     plots = [p for p in files if p.suffix in (".png", ".svg", ".pdf")]
     report = _link(o.report, out) if _inside(o.report, out) else f"`{o.report}`"
     lines += [f"Ran in {o.seconds:.1f} s. Report: {report}. What it printed: {_link(o.folder / 'output.log', out)}.",
@@ -241,6 +370,10 @@ def _section(out: Path, o: Outcome, spec: ReproductionSpec) -> list[str]:
         lines += ["Plots:", ""] + [f"![{p.stem}]({p.relative_to(out).as_posix()})" for p in plots] + [""]
     comparison = o.folder / f"{o.name}_vs_paper.md"
     lines += ["### Ours beside the paper's", ""]
+    differences = _differences(o)
+    if differences:
+        lines += ["Why our numbers differ from the paper's (from the reproduction's report):", ""]
+        lines += [f"- {d}" for d in differences] + [""]
     if comparison.exists():
         lines += [_demote(comparison.read_text().strip()), ""]
     else:

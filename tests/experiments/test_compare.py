@@ -289,9 +289,13 @@ def test_an_interrupted_grid_resumes_without_recomputing(tmp_path, monkeypatch):
 
 
 def test_resume_reuses_the_optimum_of_a_finished_instance(tmp_path):
+    # A row removed from the table (say, to run a failed cell again) runs again on --resume; the
+    # instance's MIP optimum, in the rows kept, is not solved a second time.
     out = tmp_path / "t.csv"
     src = cmp.sources_from_paths([_tiny(tmp_path / "a.json")])
-    cmp.compare(src, ["test-serial"], ["highs"], out=out, workers=1, progress=False, plots=False)
+    cmp.compare(src, ["test-serial", "fifo"], ["highs"], out=out, workers=1, progress=False, plots=False)
+    table = pd.read_csv(out)
+    table[table["algorithm"] != "fifo"].to_csv(out, index=False)
     CALLS.clear()
     res = cmp.compare(src, ["test-serial", "fifo"], ["highs"], out=out, resume=True, workers=1, progress=False,
                       plots=False)
@@ -361,7 +365,8 @@ def test_twenty_instance_grid_locally_on_dask_and_resumed(family, tmp_path, real
     resumed = tmp_path / "resumed.csv"
     proc = subprocess.Popen(_cli(family, resumed, "--workers", "2"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
-    while not resumed.exists() and proc.poll() is None:
+    # The table (header only) is written at the start: wait for the first instance's rows.
+    while proc.poll() is None and (not resumed.exists() or len(resumed.read_text().splitlines()) < 2):
         time.sleep(0.05)
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
@@ -395,3 +400,161 @@ def test_opt_of_an_instance_with_minima_is_the_optimum_without_them(real_registr
     free = algorithms.run("mip", inst, params={"minima": False}).objective
     assert table["opt"].iloc[0] == pytest.approx(free)
     assert free <= with_minima + 1e-6
+
+
+# ------------------------------------------------------------------------------------------------
+# Issue 16: a resume refuses another grid's table; integer columns; the summary per family; progress
+# ------------------------------------------------------------------------------------------------
+
+def _grid(tmp_path, **changes):
+    """compare()'s arguments for a small grid on two tiny related files, with *changes*."""
+    files = [_tiny(tmp_path / "a.json"), _tiny(tmp_path / "b.json")]
+    args = {"sources": cmp.sources_from_paths(files), "algorithms": ["test-serial", "fifo"], "solvers": ["highs"],
+            "out": tmp_path / "t.csv", "workers": 1, "progress": False, "plots": False}
+    args.update(changes)
+    return args
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"algorithms": ["test-serial"]}, 'algorithms: related: table ["fifo", "test-serial"], this run ["test-serial"]'),
+    ({"solvers": ["highs", "cvxpy"]}, 'solvers: table ["highs"], this run ["highs", "cvxpy"]'),
+    ({"seed": 3}, "seed: table 0, this run 3"),
+    ({"time_limit": 5.0}, "time_limit: table null, this run 5.0"),
+    ({"opt_time_limit": 7.0}, "opt_time_limit: table 30.0, this run 7.0"),
+    ({"opt_max_jobs": 1}, "opt_max_jobs: table 8, this run 1"),
+    ({"with_opt": False}, "opt: table true, this run false"),
+])
+def test_resume_refuses_a_table_of_another_grid(tmp_path, change, fragment):
+    first = _grid(tmp_path)
+    cmp.compare(**first)
+    before = (tmp_path / "t.csv").read_text()
+    CALLS.clear()
+    with pytest.raises(ValueError) as err:
+        cmp.compare(**_grid(tmp_path, resume=True, **change))
+    message = str(err.value)
+    assert fragment in message
+    assert "another --out" in message and "drop --resume" in message
+    assert CALLS == [] and (tmp_path / "t.csv").read_text() == before  # nothing ran, nothing written
+
+
+def test_resume_refuses_other_instances_naming_those_only_on_one_side(tmp_path):
+    out = tmp_path / "g.csv"
+    cmp.compare(cmp.generated_sources("related", 5, params=TINY_RELATED), ["fifo"], ["highs"], out=out, workers=1,
+                progress=False, plots=False, with_opt=False)
+    more = cmp.generated_sources("related", 7, params=TINY_RELATED)
+    with pytest.raises(ValueError, match=r"instances: table 5, this run 7 \(only in this run's: "
+                                         r'"related-machines=2-n_jobs=3-tasks_per_job=\[1,2\]-seed5", '):
+        cmp.compare(more, ["fifo"], ["highs"], out=out, resume=True, workers=1, progress=False, with_opt=False)
+    other = cmp.generated_sources("related", 5, params={**TINY_RELATED, "n_jobs": 2})
+    with pytest.raises(ValueError, match=r'generator: table \[\{"family": "related", "setup": null, "params": '
+                                         r'\{"machines": 2, "n_jobs": 3'):
+        cmp.compare(other, ["fifo"], ["highs"], out=out, resume=True, workers=1, progress=False, with_opt=False)
+
+
+@pytest.mark.parametrize("damage, fragment", [
+    ("delete", "no grid file t_grid.json beside it"),
+    ("garbage", "cannot be read"),
+    ("other json", "is not a compare grid file"),
+])
+def test_resume_refuses_a_table_without_a_readable_grid_file(tmp_path, damage, fragment):
+    cmp.compare(**_grid(tmp_path))
+    grid = cmp.grid_file(tmp_path / "t.csv")
+    assert grid == tmp_path / "t_grid.json" and grid.exists()
+    if damage == "delete":
+        grid.unlink()  # a table written before compare recorded its grid
+    else:
+        grid.write_text("{not json" if damage == "garbage" else '{"families": ["related"]}')
+    with pytest.raises(ValueError, match=fragment):
+        cmp.compare(**_grid(tmp_path, resume=True))
+
+
+def test_a_fresh_run_replaces_the_table_and_its_grid(tmp_path):
+    cmp.compare(**_grid(tmp_path))
+    cmp.compare(**_grid(tmp_path, algorithms=["fifo"]))  # no --resume: starts afresh
+    assert set(pd.read_csv(tmp_path / "t.csv")["algorithm"]) == {"fifo"}
+    CALLS.clear()
+    cmp.compare(**_grid(tmp_path, algorithms=["fifo"], resume=True))  # the new grid resumes
+    assert CALLS == []
+    with pytest.raises(ValueError, match="algorithms: related"):
+        cmp.compare(**_grid(tmp_path, resume=True))  # the old grid's no longer
+
+
+def test_integer_columns_are_written_and_read_back_as_integers(tmp_path, real_registry):
+    import csv
+
+    out = tmp_path / "g.csv"
+    sources = cmp.generated_sources("related", 1, seed=4, params=TINY_RELATED) \
+        + cmp.generated_sources("malleable", 1, seed=2)
+    res = cmp.compare(sources, ["fifo"], ["highs"], out=out, workers=1, progress=False, plots=False, seed=4,
+                      with_opt=False)
+    related, malleable = (s.load() for s in sources)
+    with open(out) as fh:
+        rows = {r["family"]: r for r in csv.DictReader(fh)}
+    # Written as the instances' own counts, with no ".0"; empty where the family has no tasks.
+    assert rows["related"]["n_jobs"] == str(related.n_jobs) and rows["related"]["n_tasks"] == str(related.n_tasks)
+    assert rows["malleable"]["n_jobs"] == str(malleable.n_jobs) and rows["malleable"]["n_tasks"] == ""
+    assert rows["related"]["seed"] == "4"
+    read = cmp._read_table(out)
+    for table in (read, res.table):
+        assert all(str(table[c].dtype) == "Int64" for c in cmp.INTEGER)
+    assert read.set_index("family").loc["related", "n_tasks"] == related.n_tasks
+    assert pd.isna(read.set_index("family").loc["malleable", "n_tasks"])
+
+
+def test_a_non_whole_number_in_an_integer_column_is_an_error(tmp_path):
+    cmp.compare(**_grid(tmp_path))
+    table = pd.read_csv(tmp_path / "t.csv", dtype={"n_jobs": object})
+    table.loc[1, "n_jobs"] = "2.5"
+    table.to_csv(tmp_path / "t.csv", index=False)
+    with pytest.raises(ValueError, match=r"t.csv, line 3: column 'n_jobs' must hold whole numbers, got 2.5"):
+        cmp.compare(**_grid(tmp_path, resume=True))
+
+
+def test_the_summary_never_pools_two_families(tmp_path, real_registry):
+    sources = cmp.generated_sources("packing", 2, seed=1) + cmp.generated_sources("related", 3, params=TINY_RELATED)
+    res = cmp.compare(sources, ["fifo"], ["highs"], workers=1, progress=False, plots=False)
+    table, summary = res.table, res.summary.set_index(["family", "algorithm", "solver"])
+    assert list(summary.index) == [("packing", "fifo", "-"), ("related", "fifo", "-")]
+    assert summary.loc[("packing", "fifo", "-"), "cells"] == 2 and summary.loc[("related", "fifo", "-"), "cells"] == 3
+    for family in ("packing", "related"):
+        # The mean of the family's own rows, computed from the table row by row.
+        ratios = [r["objective"] / r["opt"] for _, r in table.iterrows() if r["family"] == family]
+        assert summary.loc[(family, "fifo", "-"), "mean_alg_opt"] == pytest.approx(sum(ratios) / len(ratios))
+
+
+def test_an_instance_that_fails_to_load_keeps_its_family_in_the_summary(tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"family": "related", "schema_version": 1, "speeds": []}')
+    res = cmp.compare(cmp.sources_from_paths([bad]), ["fifo"], ["highs"], workers=1, progress=False)
+    assert res.table["status"].tolist() == ["failed"]
+    assert res.summary["family"].tolist() == [cmp.UNKNOWN_FAMILY] and res.summary["failed"].tolist() == [1]
+
+
+class _Terminal:
+    """A stderr that says it is a terminal (tqdm draws into it)."""
+
+    def __init__(self):
+        import io
+
+        self.buffer = io.StringIO()
+
+    def isatty(self):
+        return True
+
+    def write(self, text):
+        return self.buffer.write(text)
+
+    def flush(self):
+        pass
+
+
+@pytest.mark.parametrize("progress, terminal, shown", [
+    (None, False, False), (None, True, True), (False, True, False), (True, False, True),
+])
+def test_progress_bar_only_on_a_terminal_unless_asked(tmp_path, monkeypatch, progress, terminal, shown):
+    stderr = _Terminal() if terminal else __import__("io").StringIO()
+    monkeypatch.setattr(sys, "stderr", stderr)
+    cmp.compare(**_grid(tmp_path, out=None, progress=progress))
+    text = stderr.buffer.getvalue() if terminal else stderr.getvalue()
+    assert ("compare" in text and "2/2" in text) == shown, text
+    assert shown or text == ""
