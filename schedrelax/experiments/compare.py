@@ -47,16 +47,21 @@ KEY = ("instance", "algorithm", "solver")
 NO_SOLVER = "-"
 
 COLUMNS = [
-    "instance", "family", "n_jobs", "n_tasks", "algorithm", "solver", "status", "reason", "objective", "lower_bound",
-    "opt", "opt_status", "alg_lb", "alg_opt", "opt_lb", "guarantee", "within_guarantee",
-    "build_s", "solve_s", "round_s", "total_s", "seed",
+    "instance", "family", "n_jobs", "n_tasks", "algorithm", "solver", "status", "reason", "result", "objective",
+    "lower_bound", "bound_kind", "opt", "opt_status", "mip_lb", "alg_lb", "alg_opt", "opt_lb", "alg_mip_lb",
+    "guarantee", "within_guarantee", "build_s", "solve_s", "round_s", "total_s", "seed",
 ]
+"""``result``: what the algorithm's Result proved (optimal / feasible / heuristic, see
+:attr:`schedrelax.algorithms.Result.status`); ``bound_kind``: what its ``lower_bound`` is;
+``mip_lb``: the exact algorithm's proven lower bound on OPT for the instance (OPT itself when
+proven; a bound, still valid and often tighter than the relaxation's, when the MIP stopped at its
+limit), and ``alg_mip_lb`` = objective / mip_lb."""
 
 INTEGER = ["n_jobs", "n_tasks", "seed"]
 """The integer columns (pandas' nullable ``Int64``: written as ``6``, not ``6.0``; empty where
 missing, e.g. ``n_tasks`` of a family without tasks)."""
 
-FLOAT = ["objective", "lower_bound", "opt", "alg_lb", "alg_opt", "opt_lb", "guarantee",
+FLOAT = ["objective", "lower_bound", "opt", "mip_lb", "alg_lb", "alg_opt", "opt_lb", "alg_mip_lb", "guarantee",
          "build_s", "solve_s", "round_s", "total_s"]
 """The float columns (NaN where missing)."""
 
@@ -99,7 +104,7 @@ class Task:
     """One unit of work: every missing cell of one instance. ``groups`` pairs each solver (or
     ``NO_SOLVER``) with the algorithms to run under it; ``solvers`` are the grid's solvers, each of
     which also runs the exact MIP once for the OPT column, unless ``known_opt`` holds its
-    (solver, opt, opt_status) from an earlier run."""
+    (solver, opt, opt_status, mip_lb) from an earlier run."""
 
     source: InstanceSource
     solvers: tuple[str, ...]
@@ -110,7 +115,7 @@ class Task:
     seed: int
     opt_max_tasks: int | None = OPT_MAX_TASKS
     opt_time_limit: float | None = OPT_TIME_LIMIT
-    known_opt: tuple[tuple[str, float, str], ...] = ()
+    known_opt: tuple[tuple[str, float, str, float], ...] = ()
 
 
 @dataclass
@@ -182,30 +187,31 @@ def _run_one(name: str, inst, solver: str, seed: int, time_limit: float | None,
         return {"status": "failed", "reason": f"{type(exc).__name__}: {exc}".splitlines()[0][:300],
                 "total_s": time.perf_counter() - t0}
     return {
-        "status": "ok", "reason": "", "objective": res.objective, "lower_bound": res.lower_bound,
-        "guarantee": res.guarantee,
+        "status": "ok", "reason": "", "result": res.status, "objective": res.objective,
+        "lower_bound": res.lower_bound, "bound_kind": res.bound_kind, "guarantee": res.guarantee,
         "build_s": res.timings.get("build", math.nan), "solve_s": res.timings.get("solve", math.nan),
         "round_s": res.timings.get("round", math.nan), "total_s": res.timings.get("total", math.nan),
         "optimal": meets_bound(res.objective, res.lower_bound),
     }
 
 
-def _opt(inst, solver: str, task: Task) -> tuple[float, str]:
-    """The MIP optimum of *inst* with *solver*, and a status saying why it is missing if it is."""
+def _opt(inst, solver: str, task: Task) -> tuple[float, str, float]:
+    """The MIP optimum of *inst* with *solver*, a status saying why it is missing if it is, and
+    the MIP's proven lower bound (OPT when proven; NaN when the MIP did not run or proved none)."""
     from schedrelax import algorithms
 
     if not task.with_opt:
-        return math.nan, "not run"
+        return math.nan, "not run", math.nan
     if not any(s.name == OPT_ALGORITHM for s in algorithms.available(inst.family)):
-        return math.nan, f"no {OPT_ALGORITHM} for {inst.family}"
-    for known, value, status in task.known_opt:
+        return math.nan, f"no {OPT_ALGORITHM} for {inst.family}", math.nan
+    for known, value, status, bound in task.known_opt:
         if known == solver:
-            return value, status
+            return value, status, bound
     if inst.n_jobs > task.opt_max_jobs:
-        return math.nan, f"skipped: {inst.n_jobs} jobs > {task.opt_max_jobs}"
+        return math.nan, f"skipped: {inst.n_jobs} jobs > {task.opt_max_jobs}", math.nan
     n_tasks = getattr(inst, "n_tasks", None)
     if n_tasks is not None and task.opt_max_tasks is not None and n_tasks > task.opt_max_tasks:
-        return math.nan, f"skipped: {n_tasks} tasks > {task.opt_max_tasks}"
+        return math.nan, f"skipped: {n_tasks} tasks > {task.opt_max_tasks}", math.nan
     # FLEX's per-job minima bind only the schedules that promise to respect them (paper 002's own
     # FIFO runs with minima 0; see schedrelax.schedules), so the optimum every algorithm's schedule
     # is measured against is the one without minima: a value no verified schedule can beat.
@@ -213,12 +219,14 @@ def _opt(inst, solver: str, task: Task) -> tuple[float, str]:
     cell = _run_one(OPT_ALGORITHM, inst, solver, task.seed, task.opt_time_limit,
                     {"minima": False} if relaxed else None)
     if cell["status"] != "ok":
-        return math.nan, f"failed: {cell['reason']}"
+        return math.nan, f"failed: {cell['reason']}", math.nan
+    bound = math.nan if cell["lower_bound"] is None else float(cell["lower_bound"])
     if not cell["optimal"]:
-        # A MIP stopped by its limit gives an incumbent, not an optimum: no OPT column.
+        # A MIP stopped by its limit gives an incumbent, not an optimum: no OPT column, but its
+        # proven bound is a lower bound on OPT (mip_lb).
         limit = f" in {task.opt_time_limit:g} s" if task.opt_time_limit is not None else ""
-        return math.nan, f"not proven optimal{limit}"
-    return cell["objective"], f"optimal without minima ({solver})" if relaxed else f"optimal ({solver})"
+        return math.nan, f"not proven optimal{limit}", bound
+    return cell["objective"], f"optimal without minima ({solver})" if relaxed else f"optimal ({solver})", bound
 
 
 def run_task(task: Task) -> list[dict[str, Any]]:
@@ -239,15 +247,17 @@ def run_task(task: Task) -> list[dict[str, Any]]:
     opts = {s: _opt(inst, s, task) for s in task.solvers if s in needed}
     rows = []
     for solver, names in task.groups:
-        opt, opt_status = opts[solver if solver != NO_SOLVER else task.solvers[0]]
+        opt, opt_status, mip_lb = opts[solver if solver != NO_SOLVER else task.solvers[0]]
         for name in names:
             cell = _run_one(name, inst, solver, task.seed, task.time_limit)
             cell.pop("optimal", None)
-            row = {**base, "solver": solver, "algorithm": name, **cell, "opt": opt, "opt_status": opt_status}
+            row = {**base, "solver": solver, "algorithm": name, **cell, "opt": opt, "opt_status": opt_status,
+                   "mip_lb": mip_lb}
             obj, lb = row.get("objective"), row.get("lower_bound")
             row["alg_lb"] = _ratio(obj, lb)
             row["alg_opt"] = _ratio(obj, opt)
             row["opt_lb"] = _ratio(opt, lb)
+            row["alg_mip_lb"] = _ratio(obj, mip_lb)
             g = row.get("guarantee")
             row["within_guarantee"] = (obj <= g * lb * (1 + 1e-9) + 1e-9
                                        if g is not None and lb is not None and obj is not None else None)
@@ -259,10 +269,10 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
          with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS, time_limit: float | None = None,
          seed: int = 0, done: set[tuple[str, str, str]] | None = None, opt_max_tasks: int | None = OPT_MAX_TASKS,
          opt_time_limit: float | None = OPT_TIME_LIMIT,
-         known_opt: dict[str, dict[str, tuple[float, str]]] | None = None) -> list[Task]:
+         known_opt: dict[str, dict[str, tuple[float, str, float]]] | None = None) -> list[Task]:
     """The tasks of a grid: per instance, the solver-using algorithms once per solver, the others
     once. Cells in *done* are left out; an instance whose cells are all done gives no task.
-    *known_opt* maps instance -> solver -> (opt, opt_status) already computed (by a run being
+    *known_opt* maps instance -> solver -> (opt, opt_status, mip_lb) already computed (by a run being
     resumed)."""
     _check_request(sources, solvers)
     done = done or set()
@@ -277,7 +287,8 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
             if todo:
                 groups.append((solver, todo))
         if groups:
-            known = tuple((s, v, st) for s, (v, st) in (known_opt or {}).get(src.name, {}).items() if s in solvers)
+            known = tuple((s, v, st, b) for s, (v, st, b) in (known_opt or {}).get(src.name, {}).items()
+                          if s in solvers)
             tasks.append(Task(src, tuple(solvers), tuple(groups), with_opt, opt_max_jobs, time_limit, seed,
                               opt_max_tasks, opt_time_limit, known))
     return tasks
@@ -434,7 +445,7 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
                                  time_limit=time_limit, seed=seed)
     previous = None
     done: set[tuple[str, str, str]] = set()
-    known_opt: dict[str, dict[str, tuple[float, str]]] = {}
+    known_opt: dict[str, dict[str, tuple[float, str, float]]] = {}
     if resume and out_path.exists():
         check_grid(out_path, identity)
         previous = _read_table(out_path)
@@ -606,14 +617,15 @@ def _read_table(path: Path):
     return _typed(table[COLUMNS], path)
 
 
-def _known_opts(table) -> dict[str, dict[str, tuple[float, str]]]:
-    """instance -> solver -> (opt, opt_status) from the rows of an earlier run. Left out: rows
-    under NO_SOLVER (they name no solver), rows without a status (an instance that failed to
+def _known_opts(table) -> dict[str, dict[str, tuple[float, str, float]]]:
+    """instance -> solver -> (opt, opt_status, mip_lb) from the rows of an earlier run. Left out:
+    rows under NO_SOLVER (they name no solver), rows without a status (an instance that failed to
     load) and rows whose MIP was not asked for (``--no-opt``)."""
-    out: dict[str, dict[str, tuple[float, str]]] = {}
+    out: dict[str, dict[str, tuple[float, str, float]]] = {}
     rows = table[(table["solver"] != NO_SOLVER) & table["opt_status"].notna() & (table["opt_status"] != "not run")]
-    for inst, solver, opt, status in rows[["instance", "solver", "opt", "opt_status"]].itertuples(index=False):
-        out.setdefault(str(inst), {})[str(solver)] = (float(opt), str(status))
+    for inst, solver, opt, status, bound in rows[["instance", "solver", "opt", "opt_status",
+                                                  "mip_lb"]].itertuples(index=False):
+        out.setdefault(str(inst), {})[str(solver)] = (float(opt), str(status), float(bound))
     return out
 
 
