@@ -21,7 +21,7 @@ def test_solve_online_with_epoch(tmp_path, capsys):
     assert main(["solve", str(path), "--algorithm", "online:fifo", "--epoch", "10", "--out", str(out)]) == 0
     text = capsys.readouterr().out
     # With epoch 10, A is planned at 0 ([0, 2]) and B, arriving at 1, at the boundary 10: [10, 10.5].
-    assert "online:fifo on packing instance (2 jobs): objective 12.5" in text
+    assert "online:fifo on packing instance (2 jobs): total weighted completion time Σ_j w_j C_j = 12.5;" in text
     assert "online: 2 re-plans" in text
     schedule = Schedule.load(out)
     verify(inst, schedule)
@@ -31,7 +31,7 @@ def test_solve_online_with_epoch(tmp_path, capsys):
 def test_solve_online_replan_on_events(tmp_path, capsys):
     _, path = trace(tmp_path)
     assert main(["solve", str(path), "-a", "online:psrs", "--replan-on", "events"]) == 0
-    assert "objective 4," in capsys.readouterr().out  # B [1, 1.5], A resumes [1.5, 2.5]: 1.5 + 2.5
+    assert "Σ_j w_j C_j = 4;" in capsys.readouterr().out  # B [1, 1.5], A resumes [1.5, 2.5]: 1.5 + 2.5
 
 
 def test_epoch_needs_an_online_algorithm(tmp_path, capsys):
