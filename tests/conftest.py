@@ -25,10 +25,12 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 def _present_solvers() -> list[str]:
     """Solver back ends installed here, by their registry names, leaving out the ``cvxpy:NAME``
-    aliases (ask for those with ``--solvers``)."""
+    aliases (ask for those with ``--solvers``) and engines that take no Pyomo model (``cpsat``,
+    tested by its own tests)."""
     from schedrelax.solvers import available_solvers
 
-    return [info.name for info in available_solvers() if info.available and ":" not in info.name]
+    return [info.name for info in available_solvers()
+            if info.available and ":" not in info.name and "own_models" not in info.features]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

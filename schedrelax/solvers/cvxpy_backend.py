@@ -53,6 +53,10 @@ _PACKAGES = {
     "PIQP": "piqp",
 }
 
+BOUNDS_AS_ROWS = frozenset({"PDLP"})
+"""cvxpy solvers given variable bounds as constraints: cvxpy 1.9's PDLP interface fails on a
+variable with ``bounds=`` ("The truth value of an array ... is ambiguous", pdlp_conif.py)."""
+
 # How each solver spells schedrelax's limits inside problem.solve(**kwargs).
 _LIMIT_NAMES = {
     "HIGHS": {"time_limit": "time_limit", "mip_gap": "mip_rel_gap", "threads": "threads"},
@@ -221,10 +225,11 @@ class CvxpyBackend:
                 message="no free variables: the objective is its constant",
             )
         kwargs = self._solver_kwargs(solver, form.is_mip)
+        rows_for_bounds = solver in BOUNDS_AS_ROWS
         x = cp.Variable(
             len(form.columns),
             integer=(np.flatnonzero(form.integer),) if form.is_mip else False,
-            bounds=[form.col_lower, form.col_upper],
+            bounds=None if rows_for_bounds else [form.col_lower, form.col_upper],
         )
         A = form.A.tocsr()
         equal = form.row_lower == form.row_upper
@@ -242,7 +247,14 @@ class CvxpyBackend:
             groups.append((lower, A[lower] @ x >= form.row_lower[lower], 1.0))
         expression = form.c @ x + form.offset
         objective = cp.Maximize(expression) if form.maximize else cp.Minimize(expression)
-        problem = cp.Problem(objective, [con for _, con, _ in groups])
+        bound_rows = []
+        if rows_for_bounds:  # the variable bounds as constraints (their duals are not read back)
+            low, high = np.isfinite(form.col_lower), np.isfinite(form.col_upper)
+            if low.any():
+                bound_rows.append(x[np.flatnonzero(low)] >= form.col_lower[low])
+            if high.any():
+                bound_rows.append(x[np.flatnonzero(high)] <= form.col_upper[high])
+        problem = cp.Problem(objective, [con for _, con, _ in groups] + bound_rows)
         self.builds += 1
         build_seconds = time.perf_counter() - start
 

@@ -3,6 +3,8 @@
 Names: ``"highs"`` (the default, highspy), the Pyomo plugins in `pyomo_backend.PLUGIN_OPTIONS`
 (``"glpk"``, ``"cbc"``, ``"gurobi"``, ``"cplex"``, ``"scip"``), ``"cvxpy"``
 (CLARABEL for LPs, HiGHS or SciPy for MIPs) and ``"cvxpy:SOLVER"`` for any solver cvxpy knows.
+``"cpsat"`` (OR-Tools CP-SAT, `cpsat_backend`) is no Pyomo back end: it solves only the exact
+``mip`` models of the packing and related families, and `solve` refuses it with that message.
 """
 
 from __future__ import annotations
@@ -18,7 +20,9 @@ import pyomo.environ as pyo
 from pyomo.common.errors import InfeasibleConstraintException
 from pyomo.core.base.constraint import ConstraintData
 
-from schedrelax.errors import SolverNotAvailableError
+from schedrelax.errors import SolverError, SolverNotAvailableError
+from schedrelax.solvers.cpsat_backend import INSTALL_HINT as CPSAT_INSTALL
+from schedrelax.solvers.cpsat_backend import cpsat_version
 from schedrelax.solvers.cvxpy_backend import (
     CvxpyBackend,
     cvxpy_installed_solvers,
@@ -45,6 +49,7 @@ _INSTALL = {
     "cplex": "install IBM ILOG CPLEX so the cplex executable is on PATH",
     "scip": "conda install -c conda-forge scip (the scip executable on PATH)",
     "cvxpy": "pip install cvxpy",
+    "cpsat": CPSAT_INSTALL,
 }
 # what each Pyomo plugin offers: all solve MIPs; all but scip fill a `dual` Suffix for LPs
 _PLUGIN_FEATURES = {
@@ -78,8 +83,10 @@ class SolverInfo:
 
     ``features`` holds ``"integers"`` (accepts integer variables), ``"duals"`` (fills the
     model's ``dual`` Suffix after an LP solve) and ``"persistent"`` (`PersistentSolver`
-    re-solves without rebuilding the model), as the back end offers them. ``version`` is None
-    when the solver is not installed; ``install`` says how to install it.
+    re-solves without rebuilding the model), as the back end offers them, and ``"own_models"``
+    for an engine that solves no Pyomo model, only the models it builds itself (``cpsat``: the
+    exact ``mip`` of the packing and related families). ``version`` is None when the solver is
+    not installed; ``install`` says how to install it.
     """
 
     name: str
@@ -101,13 +108,15 @@ def _kind(name: str) -> str:
         return "plugin"
     if name == "cvxpy" or name.startswith("cvxpy:"):
         return "cvxpy"
+    if name == "cpsat":
+        return "cpsat"
     return "unknown"
 
 
 def known_names() -> list[str]:
     """Every name `solve` accepts, cvxpy's solvers written as ``cvxpy:NAME``."""
     return (
-        ["highs", *(f"highs:{m}" for m in HIGHS_METHODS), *PLUGIN_OPTIONS, "cvxpy"]
+        ["highs", *(f"highs:{m}" for m in HIGHS_METHODS), *PLUGIN_OPTIONS, "cpsat", "cvxpy"]
         + [f"cvxpy:{s}" for s in (cvxpy_known_solvers() if _cvxpy_importable() else [])]
     )
 
@@ -132,6 +141,8 @@ def _available(name: str) -> bool:
         return importlib.util.find_spec("highspy") is not None
     if kind == "plugin":
         return plugin_available(name)
+    if kind == "cpsat":
+        return cpsat_version() is not None
     if not _cvxpy_importable():
         return False
     solver = name.partition(":")[2].upper()
@@ -165,7 +176,7 @@ def available_solvers() -> list[SolverInfo]:
     ``cvxpy:NAME`` is listed for the cvxpy solvers installed here; `solve` also accepts any other
     solver cvxpy knows, and says how to install it.
     """
-    listed = ["highs", *PLUGIN_OPTIONS, "cvxpy"]
+    listed = ["highs", *PLUGIN_OPTIONS, "cpsat", "cvxpy"]
     if _cvxpy_importable():
         listed += [f"cvxpy:{s}" for s in sorted(cvxpy_installed_solvers())]
     infos = []
@@ -178,6 +189,9 @@ def available_solvers() -> list[SolverInfo]:
         elif kind == "plugin":
             features = set(_PLUGIN_FEATURES[name])
             version = plugin_version(name) if available else None
+        elif kind == "cpsat":
+            features = {"integers", "own_models"}
+            version = f"OR-Tools {cpsat_version()}" if available else None
         else:
             solver = name.partition(":")[2].upper()
             mip = not solver or solver in cvxpy_mip_solvers()
@@ -226,6 +240,12 @@ def make_backend(
     options: Mapping[str, object],
 ) -> Backend:
     """Check the arguments (solver name first) and return the back end for `solver`."""
+    if solver == "cpsat":
+        name = str(getattr(model, "name", None) or type(model).__name__).strip("'")
+        raise SolverError(
+            f"solver 'cpsat' solves only the exact `mip` models of the packing and related families "
+            f"(it builds its own CP-SAT model from the instance); it cannot solve the Pyomo model {name!r}. "
+            f"Use an LP/MIP solver such as 'highs' for this algorithm")
     check_solver(solver)
     check_limits(time_limit, mip_gap, threads)
     if not isinstance(model, pyo.Block):

@@ -1,0 +1,538 @@
+"""CP-SAT model of the non-preemptive packing problem PRP||Σ w_j C_j (paper 003 §2 and §4), and
+the integer scaling that both CP-SAT models (this one and :mod:`schedrelax.models.cpsat_related`)
+use. Building only: :mod:`schedrelax.solvers.cpsat_backend` solves, :mod:`schedrelax.rounding.cpsat`
+maps the solution back to a schedule.
+
+The model (after PyJobShop's machine-assignment models): per task one start variable and, per
+usable machine of its placement set (demand <= capacity), a presence literal with an optional
+fixed-size interval on that start; exactly one presence per task; one ``Cumulative`` per machine
+over its optional intervals and its reservations (fixed intervals from 0); C_j = max of its tasks'
+ends; minimise Σ W_j C_j. Tasks of one job with the same demand, placement and times are
+interchangeable, so their starts are ordered by index.
+
+Integer data
+------------
+CP-SAT needs integers. Each number is read as the rational it stands for: a float equal to the
+nearest float to k/q for some q <= :data:`~schedrelax.models.packing_mip.MAX_DENOMINATOR` is k/q
+(0.1 is 1/10, as the time-indexed MIPs read it), any other float is its exact binary value. Times
+(processing times, releases, reservation ends), weights and demands (with capacities) each get a
+positive integer factor: the model's numbers are ``floor(factor · value)``.
+
+*Exact* when every number of a kind is a whole multiple of 1/factor (the factor is the lcm of
+their denominators): the model then is the instance, up to the unit. With whole-unit times an
+optimal schedule exists whose starts are all whole units (shift every task as early as capacity
+allows: each start becomes a release, a reservation end or another task's end), so integer
+starts lose nothing and the model's optimum / (time factor · weight factor) is the optimum.
+
+*Rounded down* otherwise (factor chosen for relative resolution :data:`PRECISION`, see
+:func:`choose_scaling`): the model is a relaxation, and its optimum (and CP-SAT's best bound)
+divided by the factors is still a **lower bound** on the instance's optimum. Every feasible
+schedule of the instance, with starts S_t, maps to a feasible model schedule S'_t = floor(s·S_t)
+of no larger cost / (s·w):
+
+* release: S_t >= r gives floor(s S_t) >= floor(s r) = R;
+* durations: floor(s S_t) + floor(s p_t) <= floor(s (S_t + p_t)), so a task that ends before
+  another starts still does, and C'_j = max_t (S'_t + P_t) <= floor(s C_j) <= s C_j;
+* capacity: a task in the model interval [S'_t, S'_t + P_t) at integer time τ runs, in the
+  instance, at the real time (τ + 1 − ε)/s for every small ε > 0 (S_t < (τ+1)/s <= S_t + p_t);
+  so the tasks the model runs at τ all run together at one real instant, where their demands fit:
+  Σ floor(d·a) <= floor(d·Σ a) <= floor(d·m_i). Reservations [0, u) rounded to [0, floor(s u))
+  likewise;
+* objective: W_j = floor(w·w_j) <= w·w_j and W_j, C'_j >= 0, so Σ W_j C'_j <= s·w·Σ w_j C_j.
+
+Hence OPT(model) <= s·w·OPT and any lower bound of the model over s·w is one of the instance.
+A schedule for the instance is then rebuilt from the model's machines and start order (the
+rounding layer), and its own cost is what is reported.
+
+Relaxation bound: a lower bound on the *instance* (an LP optimum) is not one on a rounded-down
+model, whose optimum may lie below s·w·OPT. :func:`relaxed_packing_instance` is an instance whose
+optimum is at most the model's (every model solution over the factors is one of its schedules,
+with the model's cost over the factors: its times, demands and weights are the model's over the
+factors as floats rounded down, capacities rounded up); a relaxation bound of *that* instance, times
+the factors, is a valid ``lower_limit`` of the model's objective (exact model or not).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from schedrelax.errors import AlgorithmError
+from schedrelax.instances import PackingInstance
+from schedrelax.models.packing_mip import MAX_DENOMINATOR
+from schedrelax.models.synchpack_lp import usable_pairs
+from schedrelax.schedules import Schedule
+
+PRECISION = 1e-7
+"""Relative resolution wanted from a rounded-down scaling: each weight to 1/PRECISION units and
+the shortest time to (tasks + 1)/PRECISION units, so that the rounded model's optimum is within
+about 2·PRECISION of the instance's (a semi-active schedule's completion gathers the round-off of
+at most every task once). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an
+optimum of the rounded model can still be proven optimal for the instance."""
+
+EXACT_SCALE_LIMIT = 10**9
+"""Largest lcm of denominators used as an exact factor; beyond it the kind is rounded down."""
+
+INT_LIMIT = 2**60
+"""What the model's largest sums (objective activity, horizon, cumulative energy) must stay
+under: CP-SAT refuses models whose linear expressions can overflow 64-bit integers."""
+
+DEMAND_LIMIT = 2**31
+"""Largest scaled capacity of a machine (demands are rounded down to this resolution)."""
+
+
+# --------------------------------------------------------------------------------------------
+# integer scaling (shared with cpsat_related)
+# --------------------------------------------------------------------------------------------
+
+def as_rational(value: float) -> tuple[Fraction, bool]:
+    """The rational a float stands for (see the module docstring) and whether it is on a grid
+    k/q with q <= MAX_DENOMINATOR."""
+    f = Fraction(value).limit_denominator(MAX_DENOMINATOR)
+    if float(f) == value:
+        return f, True
+    return Fraction(value), False
+
+
+def floor_scaled(value: Fraction, factor: int) -> int:
+    """floor(factor · value), exactly."""
+    return math.floor(value * factor)
+
+
+def _exact_factor(values: list[tuple[Fraction, bool]]) -> int | None:
+    if not all(on_grid for _, on_grid in values):
+        return None
+    factor = math.lcm(1, *(f.denominator for f, _ in values))
+    return factor if factor <= EXACT_SCALE_LIMIT else None
+
+
+@dataclass(frozen=True)
+class Scaling:
+    """Model units per instance unit: ``time`` (times), ``weight`` (weights), ``demand``
+    (demands and capacities; 1 for the related family), and whether each kind is exact (every
+    value a whole number of units) or rounded down (a relaxation; see the module docstring)."""
+
+    time: int
+    weight: int
+    demand: int = 1
+    time_exact: bool = True
+    weight_exact: bool = True
+    demand_exact: bool = True
+
+    @property
+    def exact(self) -> bool:
+        """The model is the instance up to units: its optimum is the instance's, scaled."""
+        return self.time_exact and self.weight_exact and self.demand_exact
+
+    @property
+    def objective_factor(self) -> int:
+        """Model objective units per instance objective unit (time × weight)."""
+        return self.time * self.weight
+
+    def to_instance(self, model_bound: float) -> float:
+        """A lower bound on the model's (integer) objective as one in the instance's units,
+        rounded toward -inf: ceil(bound) is a bound too, taken after 1e-6 of float slack."""
+        exact = Fraction(math.ceil(model_bound - 1e-6)) / self.objective_factor
+        out = float(exact)
+        return math.nextafter(out, -math.inf) if Fraction(out) > exact else out
+
+    def as_dict(self) -> dict[str, Any]:
+        """The factors and flags, for a Result's ``info``."""
+        return {"time": self.time, "weight": self.weight, "demand": self.demand, "time_exact": self.time_exact,
+                "weight_exact": self.weight_exact, "demand_exact": self.demand_exact}
+
+
+def choose_scaling(times: list[tuple[Fraction, bool]], weights: list[tuple[Fraction, bool]], *, n_tasks: int,
+                   n_jobs: int, horizon: Fraction, cost_bound: float | None) -> Scaling:
+    """Time and weight factors for the values *times* and *weights* (from :func:`as_rational`).
+
+    Exact where the values allow (lcm of denominators <= EXACT_SCALE_LIMIT), else rounded down at
+    :data:`PRECISION`. Then both are shrunk if the model's numbers could overflow: the objective
+    over every job is at most n_jobs × (factors × *cost_bound*) (the cost of a known schedule,
+    which caps the objective), and a time is at most the factor × *horizon*. A kind shrunk below
+    its exact factor becomes rounded down. AlgorithmError if even factor 1 overflows.
+    """
+    ft, fw = _exact_factor(times), _exact_factor(weights)
+    positive_t = [f for f, _ in times if f > 0]
+    positive_w = [f for f, _ in weights if f > 0]
+    want_t = math.ceil((n_tasks + 1) / (PRECISION * min(positive_t))) if positive_t else 1
+    want_w = math.ceil(1 / (PRECISION * min(positive_w))) if positive_w else 1
+    st, te = (ft, True) if ft is not None else (want_t, False)
+    sw, we = (fw, True) if fw is not None else (want_w, False)
+    total_w = float(sum(f for f, _ in weights))
+    cost = float(cost_bound) if cost_bound is not None else total_w * float(horizon)
+    time_room = INT_LIMIT / (4 * (n_tasks + 1) * max(float(horizon), 1e-300))
+    product_room = INT_LIMIT / (4 * max(n_jobs, 1) * (max(cost, 0.0) + 1.0))
+
+    def fits(a: int, b: int) -> bool:
+        return a <= time_room and a * b <= product_room
+
+    if not fits(st, sw):
+        shrink = max(math.sqrt(st * sw / product_room), st / time_room, 1.0)
+        new_t = max(1, math.floor(st / shrink))
+        new_w = max(1, math.floor(sw / shrink))
+        if new_t * new_w < st * sw and not fits(new_t, new_w):
+            new_w = max(1, math.floor(product_room / new_t))
+        te, we = te and new_t == st, we and new_w == sw
+        st, sw = new_t, new_w
+        if not fits(st, sw):
+            raise AlgorithmError(
+                f"cpsat: the instance's numbers are too large for CP-SAT's 64-bit integers even unscaled "
+                f"(horizon {float(horizon):g}, objective bound {cost:g}, {n_jobs} jobs)")
+    return Scaling(time=int(st), weight=int(sw), time_exact=te, weight_exact=we)
+
+
+def job_order_by_start(start: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
+    """Task indices by start, then *tiebreak*, then index."""
+    return np.lexsort((np.arange(len(start)), tiebreak, start))
+
+
+# --------------------------------------------------------------------------------------------
+# the integer packing data and its list schedule
+# --------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class PackingIntData:
+    """The instance in model units: usable pairs (task, machine, duration), releases per task,
+    demands, capacities, reservations, weights, and the scaling that made them."""
+
+    scaling: Scaling
+    pair_task: np.ndarray
+    pair_machine: np.ndarray
+    pair_time: np.ndarray
+    task_release: np.ndarray
+    demand: np.ndarray
+    capacity: np.ndarray
+    reserve_machine: np.ndarray
+    reserve_demand: np.ndarray
+    reserve_until: np.ndarray
+    weight: np.ndarray
+    horizon: int
+
+
+def _packing_times(instance: PackingInstance, pairs: np.ndarray):
+    times = [as_rational(v) for v in instance.place_time[pairs].tolist()]
+    rel = [as_rational(v) for v in instance.release.tolist()]
+    until = [as_rational(v) for v in np.atleast_1d(instance.reserve_until).tolist()]
+    return times, rel, until
+
+
+def packing_int_data(instance: PackingInstance, cost_bound: float | None = None) -> PackingIntData:
+    """The instance's numbers scaled to integers (:func:`choose_scaling`); *cost_bound* is the
+    cost of a known schedule (it caps the objective and so decides how fine the scale may be)."""
+    pairs = usable_pairs(instance)
+    times, rel, until = _packing_times(instance, pairs)
+    pt = instance.place_task[pairs]
+    longest = np.zeros(instance.n_tasks)
+    np.maximum.at(longest, pt, instance.place_time[pairs])
+    start = max([f for f, _ in rel] + [f for f, _ in until])
+    horizon = start + sum(as_rational(v)[0] for v in longest.tolist())
+    weights = [as_rational(v) for v in instance.weights.tolist()]
+    sc = choose_scaling(times + rel + until, weights, n_tasks=instance.n_tasks, n_jobs=instance.n_jobs,
+                        horizon=horizon, cost_bound=cost_bound)
+    s = sc.time
+    ptime = np.array([floor_scaled(f, s) for f, _ in times], dtype=np.int64)
+    release = np.array([floor_scaled(f, s) for f, _ in rel], dtype=np.int64)
+    r_until = np.array([floor_scaled(f, s) for f, _ in until], dtype=np.int64)
+    longest_int = np.zeros(instance.n_tasks, dtype=np.int64)
+    np.maximum.at(longest_int, pt, ptime)
+    H = int(max(release.max(), r_until.max(initial=0)) + longest_int.sum())
+    # Demands: exact on a small grid, else rounded down with capacities (module docstring).
+    amounts = [as_rational(v) for v in (*instance.demand.tolist(), *np.asarray(instance.capacities).tolist(),
+                                         *np.atleast_1d(instance.reserve_demand).tolist())]
+    cap_max = float(np.max(instance.capacities))
+    energy_room = INT_LIMIT / (4 * max(H, 1) * (instance.n_tasks + len(instance.reserve_demand) + 1) * cap_max)
+    fd = _exact_factor(amounts)
+    room = min(DEMAND_LIMIT / cap_max, energy_room)
+    if fd is not None and fd <= room:
+        sd, de = fd, True
+    else:
+        sd, de = max(1, math.floor(room)), False
+    n_d, n_c = instance.n_tasks, instance.n_machines
+    scaled = np.array([floor_scaled(f, sd) for f, _ in amounts], dtype=np.int64)
+    w = np.array([floor_scaled(f, sc.weight) for f, _ in weights], dtype=np.int64)
+    scaling = Scaling(sc.time, sc.weight, sd, sc.time_exact, sc.weight_exact, de)
+    return PackingIntData(scaling, pt, instance.place_machine[pairs], ptime, release[instance.task_job],
+                          scaled[:n_d], scaled[n_d:n_d + n_c], np.asarray(instance.reserve_machine, dtype=np.int64),
+                          scaled[n_d + n_c:], r_until, w, H)
+
+
+class MachineProfile:
+    """Resource use of one machine as a list of (start, end, demand) runs: enough for the tiny
+    to medium instances an exact engine sees."""
+
+    def __init__(self, capacity, relative_tolerance=0) -> None:
+        self.capacity = capacity
+        # Float sums of demands: the slack list_packing allows (0 for the model's integers).
+        self.tolerance = relative_tolerance * max(1, capacity) if relative_tolerance else 0
+        self.runs: list[tuple[Any, Any, Any]] = []
+
+    def fits(self, a, b, demand) -> bool:
+        """The machine has room for *demand* throughout [a, b)."""
+        if b <= a:
+            return True
+        # The load over [a, b) peaks at a or at a start inside it.
+        points = [a] + [s for s, _, _ in self.runs if a < s < b]
+        limit = self.capacity + self.tolerance - demand
+        return all(sum(d for s, e, d in self.runs if s <= t < e) <= limit for t in points)
+
+    def earliest(self, release, duration, demand):
+        """The earliest time >= *release* at which *demand* fits for *duration*: *release* or
+        the end of a run (where the load drops)."""
+        candidates = sorted({release, *(e for _, e, _ in self.runs if e > release)})
+        for t in candidates:
+            if self.fits(t, t + duration, demand):
+                return t
+        raise ValueError(f"demand {demand} never fits capacity {self.capacity}")
+
+    def add(self, a, b, demand) -> None:
+        """Hold *demand* over [a, b)."""
+        self.runs.append((a, b, demand))
+
+
+def serial_packing(order, machine, duration, demand, release, capacity, reservations=(), relative_tolerance=0):
+    """Serial list scheduling: tasks in *order*, each on its *machine* at the earliest time >= its
+    release at which its demand fits beside the tasks already placed and the *reservations*
+    ((machine, demand, until) from time 0). Returns the start of every task. Exact in integers;
+    with floats pass *relative_tolerance* (a demand fits within that fraction of the capacity).
+
+    Placed in the start order of a feasible schedule with the same machines and times, no task
+    starts later than there (the tasks placed before it use, at any time from its old start on,
+    a subset of what they used in that schedule), so no completion is later.
+    """
+    profiles = [MachineProfile(c, relative_tolerance) for c in capacity]
+    for i, d, u in reservations:
+        profiles[i].add(0, u, d)
+    start: list[Any] = [None] * len(machine)
+    for t in order:
+        i = machine[t]
+        s = profiles[i].earliest(release[t], duration[t], demand[t])
+        profiles[i].add(s, s + duration[t], demand[t])
+        start[t] = s
+    return start
+
+
+# --------------------------------------------------------------------------------------------
+# the model
+# --------------------------------------------------------------------------------------------
+
+@dataclass(eq=False)
+class PackingCpModel:
+    """A built CP-SAT packing model and what reading it back needs: the CpModel, each task's
+    start variable, each usable pair's presence literal (pairs as in ``data``), each job's
+    completion variable, the objective's known upper (the hint's cost) and lower limits in model
+    units (None if not set), and whether a complete hint was given."""
+
+    model: Any
+    data: PackingIntData
+    start: list
+    presence: list
+    completion: list
+    upper_limit: int | None
+    lower_limit: int | None
+    hinted: bool
+
+
+def _task_pairs(data: PackingIntData, n_tasks: int) -> list[list[int]]:
+    out: list[list[int]] = [[] for _ in range(n_tasks)]
+    for q, t in enumerate(data.pair_task.tolist()):
+        out[t].append(q)
+    return out
+
+
+def packing_hint(instance: PackingInstance, data: PackingIntData, schedule: Schedule) -> tuple[list[int], list[int]]:
+    """A non-preemptive *schedule* of the instance as a feasible model solution: each task's
+    machine from the schedule, started by :func:`serial_packing` in the model's integers in the
+    schedule's start order. Returns (pair index per task, start per task)."""
+    task = instance.job_offset[schedule.job] + schedule.task
+    if len(task) != instance.n_tasks or len(np.unique(task)) != instance.n_tasks:
+        raise ValueError("packing_hint: the schedule must run every task in exactly one piece (non-preemptive)")
+    machine_of = np.empty(instance.n_tasks, dtype=np.int64)
+    start_of = np.empty(instance.n_tasks)
+    machine_of[task] = schedule.machine
+    start_of[task] = schedule.start
+    pair_of = {(t, i): q for q, (t, i) in enumerate(zip(data.pair_task.tolist(), data.pair_machine.tolist()))}
+    pair = [pair_of.get((t, int(machine_of[t]))) for t in range(instance.n_tasks)]
+    if any(q is None for q in pair):
+        raise ValueError("packing_hint: the schedule runs a task on a machine it may not use")
+    order = job_order_by_start(start_of, np.zeros(instance.n_tasks)).tolist()
+    res = list(zip(data.reserve_machine.tolist(), data.reserve_demand.tolist(), data.reserve_until.tolist()))
+    starts = serial_packing(order, data.pair_machine[pair].tolist(), data.pair_time[pair].tolist(),
+                            data.demand.tolist(), data.task_release.tolist(), data.capacity.tolist(), res)
+    return pair, [int(s) for s in starts]
+
+
+def relaxed_packing_instance(instance: PackingInstance, data: PackingIntData) -> PackingInstance | None:
+    """An instance whose optimum is at most the model's optimum over the factors (see the module
+    docstring): the model's usable pairs and numbers over the factors, reservations left out. A
+    demand rounded down to 0 becomes a tiny ε (an instance's demands are positive), and every
+    capacity grows by (tasks × ε), so that every set of tasks the model packs still fits. None
+    when a duration or weight is 0 in the model (the instance cannot hold it)."""
+    from schedrelax.instances import PackingJob, PackingTask
+
+    sc = data.scaling
+    if (data.pair_time <= 0).any() or (data.weight <= 0).any() or (data.capacity <= 0).any():
+        return None
+    eps = 1e-9 / sc.demand
+    per_task = _task_pairs(data, instance.n_tasks)
+    jobs = []
+    for j in range(instance.n_jobs):
+        tasks = [PackingTask(demand=ratio_down(int(data.demand[t]), sc.demand) or eps,
+                             placement=[int(data.pair_machine[q]) for q in per_task[t]],
+                             processing_time=[ratio_down(int(data.pair_time[q]), sc.time) for q in per_task[t]])
+                 for t in range(instance.job_offset[j], instance.job_offset[j + 1])]
+        r = int(data.task_release[instance.job_offset[j]])
+        jobs.append(PackingJob(tasks=tuple(tasks), weight=ratio_down(int(data.weight[j]), sc.weight),
+                               release=ratio_down(r, sc.time)))
+    caps = [ratio_up(int(c), sc.demand) + instance.n_tasks * eps for c in data.capacity.tolist()]
+    return PackingInstance(capacities=caps, jobs=tuple(jobs), name=f"{instance.name} (relaxed for CP-SAT)")
+
+
+def ratio_down(a: int, b: int) -> float:
+    """The largest float <= a / b."""
+    x = a / b
+    return math.nextafter(x, -math.inf) if Fraction(x) > Fraction(a, b) else x
+
+
+def ratio_up(a: int, b: int) -> float:
+    """The smallest float >= a / b."""
+    x = a / b
+    return math.nextafter(x, math.inf) if Fraction(x) < Fraction(a, b) else x
+
+
+def model_lower_limit(relaxed_bound: float | None, scaling: Scaling) -> int | None:
+    """A lower bound of :func:`relaxed_packing_instance` (or its related twin), as a lower limit of
+    the model's objective: times the factors, less 1e-6 relative for the LP solver's tolerance."""
+    if relaxed_bound is None or not relaxed_bound > 0:
+        return None
+    return math.ceil(relaxed_bound * scaling.objective_factor * (1 - 1e-6))
+
+
+def build_cpsat_packing(instance: PackingInstance, *, data: PackingIntData | None = None,
+                        start_schedule: Schedule | None = None, cost_bound: float | None = None,
+                        lower_limit: int | None = None) -> PackingCpModel:
+    """The CP-SAT model of PRP||Σ w_j C_j of the module docstring.
+
+    *start_schedule*: a non-preemptive schedule of the instance, given to CP-SAT as a complete
+    hint (via :func:`packing_hint`, feasible in the model) whose model cost caps the objective.
+    *cost_bound*: the cost of a known schedule (that schedule's), deciding the scale's room.
+    *data*: the scaled numbers (default :func:`packing_int_data` with *cost_bound*).
+    *lower_limit*: a lower bound on the *model's* optimum in model units (see
+    :func:`model_lower_limit`), the objective's lower limit.
+    """
+    from schedrelax.solvers.cpsat_backend import cp_model_module
+
+    cp_model = cp_model_module()
+    data = data if data is not None else packing_int_data(instance, cost_bound)
+    m = cp_model.CpModel()
+    m.name = f"packing CP-SAT {instance.name}".strip()
+    T, n, M = instance.n_tasks, instance.n_jobs, instance.n_machines
+    H = data.horizon
+    per_task = _task_pairs(data, T)
+    hint_pair = hint_start = None
+    hint_cost = None
+    twins = _twin_groups(instance, data, per_task)
+    if start_schedule is not None:
+        hint_pair, hint_start = packing_hint(instance, data, start_schedule)
+        hint_machine = [int(data.pair_machine[q]) for q in hint_pair]
+        order_twins_hint(twins, hint_machine, hint_start)
+        hint_pair = [next(q for q in per_task[t] if int(data.pair_machine[q]) == hint_machine[t]) for t in range(T)]
+        ends = [hint_start[t] + int(data.pair_time[hint_pair[t]]) for t in range(T)]
+        hint_C = [max(ends[t] for t in range(instance.job_offset[j], instance.job_offset[j + 1])) for j in range(n)]
+        hint_cost = int(sum(int(w) * c for w, c in zip(data.weight.tolist(), hint_C)))
+    upper = hint_cost
+    lower = lower_limit if upper is None or lower_limit is None else min(lower_limit, upper)
+    w = data.weight.tolist()
+    # A job's completion is at most the horizon and, when its weight counts, the objective cap / W_j.
+    c_max = [min(H, upper // w[j]) if (upper is not None and w[j] > 0) else H for j in range(n)]
+    shortest = [min(int(data.pair_time[q]) for q in per_task[t]) for t in range(T)]
+    rel = data.task_release.tolist()
+    job = instance.task_job.tolist()
+    start = [m.new_int_var(rel[t], max(rel[t], c_max[job[t]] - shortest[t]), f"s{t}") for t in range(T)]
+    presence = [None] * len(data.pair_task)
+    by_machine: list[list[int]] = [[] for _ in range(M)]
+    intervals = [None] * len(data.pair_task)
+    for t in range(T):
+        lits = []
+        for q in per_task[t]:
+            lit = m.new_bool_var(f"x{t}_{int(data.pair_machine[q])}")
+            presence[q] = lit
+            intervals[q] = m.new_optional_fixed_size_interval_var(start[t], int(data.pair_time[q]), lit, f"i{t}_{q}")
+            by_machine[int(data.pair_machine[q])].append(q)
+            lits.append(lit)
+        m.add_exactly_one(lits)
+    end = []
+    for t in range(T):
+        e = m.new_int_var(rel[t] + shortest[t], c_max[job[t]], f"e{t}")
+        m.add(e == start[t] + sum(int(data.pair_time[q]) * presence[q] for q in per_task[t]))
+        end.append(e)
+    demand = data.demand.tolist()
+    for i in range(M):
+        ivs = [intervals[q] for q in by_machine[i]]
+        dem = [demand[int(data.pair_task[q])] for q in by_machine[i]]
+        for r in np.flatnonzero(data.reserve_machine == i).tolist():
+            u = int(data.reserve_until[r])
+            if u > 0 and data.reserve_demand[r] > 0:
+                ivs.append(m.new_fixed_size_interval_var(0, u, f"reserved{r}"))
+                dem.append(int(data.reserve_demand[r]))
+        if ivs:
+            m.add_cumulative(ivs, dem, int(data.capacity[i]))
+    completion = []
+    for j in range(n):
+        lo = max(rel[t] + shortest[t] for t in range(instance.job_offset[j], instance.job_offset[j + 1]))
+        C = m.new_int_var(lo, max(lo, c_max[j]), f"C{j}")
+        m.add_max_equality(C, end[instance.job_offset[j]:instance.job_offset[j + 1]])
+        completion.append(C)
+    # Interchangeable tasks of a job: keep the solutions where the lower index starts no later.
+    order_twins_and_minimise(m, twins, start, w, completion, upper, lower)
+    if hint_pair is not None:
+        for t in range(T):
+            m.add_hint(start[t], hint_start[t])
+            m.add_hint(end[t], hint_start[t] + int(data.pair_time[hint_pair[t]]))
+            for q in per_task[t]:
+                m.add_hint(presence[q], q == hint_pair[t])
+        for j in range(n):
+            m.add_hint(completion[j], hint_C[j])
+    return PackingCpModel(m, data, start, presence, completion, upper, lower, hint_pair is not None)
+
+
+def _twin_groups(instance: PackingInstance, data: PackingIntData, per_task) -> list[list[int]]:
+    """Tasks of one job with equal demand and equal (machine, time) pairs in the model's numbers,
+    in index order: interchangeable in every model solution."""
+    groups = []
+    for j in range(instance.n_jobs):
+        seen: dict[tuple, list[int]] = {}
+        for t in range(instance.job_offset[j], instance.job_offset[j + 1]):
+            key = (int(data.demand[t]), tuple((int(data.pair_machine[q]), int(data.pair_time[q])) for q in per_task[t]))
+            seen.setdefault(key, []).append(t)
+        groups += [g for g in seen.values() if len(g) > 1]
+    return groups
+
+
+def order_twins_hint(groups: list[list[int]], machine: list[int], start: list[int]) -> None:
+    """Relabel interchangeable tasks of a solution (in place) so that starts increase with the index,
+    as the model's twin rows ask; the solution stays feasible with the same cost."""
+    for g in groups:
+        slots = sorted((start[t], machine[t]) for t in g)
+        for t, (s, i) in zip(g, slots):
+            start[t], machine[t] = s, i
+
+
+def order_twins_and_minimise(m, twins, start, w, completion, upper, lower) -> None:
+    """The rows both CP-SAT models end with: interchangeable tasks of a job (each group in
+    *twins*) start in index order, and Σ w_j C_j, kept within the integer limits *upper* and
+    *lower* where given, is minimised."""
+    for g in twins:
+        for a, b in itertools.pairwise(g):
+            m.add(start[a] <= start[b])
+    objective = sum(w[j] * completion[j] for j in range(len(completion)))
+    if upper is not None:
+        m.add(objective <= upper)
+    if lower is not None:
+        m.add(objective >= lower)
+    m.minimize(objective)

@@ -1,0 +1,313 @@
+"""CP-SAT model of paper 004's problem (§II): non-preemptive tasks on related machines (task t takes
+p_t / v_i on machine i, one task per machine at a time), job release times, machine ready times, a
+job precedence DAG, objective Σ w_j C_j. Building only (see :mod:`schedrelax.models.cpsat_packing`
+for the layers and for the integer scaling both models share).
+
+The model: per task one start variable and, per machine, a presence literal with an optional
+fixed-size interval of duration P_ti on that start (and start >= the machine's ready time when
+present); exactly one presence per task; ``NoOverlap`` per machine; C_j = max of its tasks' ends;
+every task of j2 starts at or after C_j1 for each edge (j1, j2); minimise Σ W_j C_j. Two tasks of
+one job with the same size are interchangeable, so their starts are ordered by index.
+
+Integer data: durations P_ti = floor(s · p_t / v_i) (p_t / v_i the exact rational of the two
+numbers), releases and ready times floor(s · r), weights floor(w · w_j). Exact when every such
+number is a whole number of units; otherwise rounded down, and the model's optimum and bound
+divided by s·w are still lower bounds on the instance's optimum: a feasible schedule S maps to
+S'_t = floor(s S_t), which keeps releases, ready times, machine order and precedence
+(floor(s S_t) + floor(s p) <= floor(s (S_t + p)) <= floor(s S_u) when t ends before u starts) and
+has C'_j <= s C_j, so Σ W_j C'_j <= s·w·Σ w_j C_j (the argument of
+:mod:`~schedrelax.models.cpsat_packing` without the capacity step). With whole-unit data an
+optimal schedule has whole-unit starts (every start of a semi-active schedule is a release, a
+ready time or another task's end), so the exact model loses nothing.
+
+The horizon: the latest release or ready time plus every task once at its longest duration bounds
+a semi-active optimal schedule (the chain argument of :mod:`schedrelax.models.related_mip`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from schedrelax.instances import RelatedInstance
+from schedrelax.models.cpsat_packing import (
+    Scaling,
+    as_rational,
+    choose_scaling,
+    floor_scaled,
+    order_twins_and_minimise,
+    ratio_down,
+)
+from schedrelax.schedules import Schedule
+
+
+@dataclass(frozen=True, eq=False)
+class RelatedIntData:
+    """The instance in model units: ``duration[t, i]``, ``release[j]``, ``ready[i]``,
+    ``weight[j]``, the horizon, and the scaling that made them."""
+
+    scaling: Scaling
+    duration: np.ndarray
+    release: np.ndarray
+    ready: np.ndarray
+    weight: np.ndarray
+    horizon: int
+
+
+def related_int_data(instance: RelatedInstance, cost_bound: float | None = None) -> RelatedIntData:
+    """The instance's numbers scaled to integers (:func:`~schedrelax.models.cpsat_packing.choose_scaling`);
+    *cost_bound* is the cost of a known schedule."""
+    sizes = [as_rational(v) for v in instance.task_size.tolist()]
+    speeds = [as_rational(v) for v in np.asarray(instance.speeds, dtype=float).tolist()]
+    durations = [(fs / fv, gs and gv) for fs, gs in sizes for fv, gv in speeds]
+    rel = [as_rational(v) for v in instance.release.tolist()]
+    ready = [as_rational(v) for v in instance.ready.tolist()]
+    M = instance.n_machines
+    longest = [max(durations[t * M + i][0] for i in range(M)) for t in range(instance.n_tasks)]
+    horizon = max(f for f, _ in rel + ready) + sum(longest, Fraction(0))
+    weights = [as_rational(v) for v in instance.weights.tolist()]
+    sc = choose_scaling(durations + rel + ready, weights, n_tasks=instance.n_tasks, n_jobs=instance.n_jobs,
+                        horizon=horizon, cost_bound=cost_bound)
+    s = sc.time
+    dur = np.array([floor_scaled(f, s) for f, _ in durations], dtype=np.int64).reshape(instance.n_tasks, M)
+    release = np.array([floor_scaled(f, s) for f, _ in rel], dtype=np.int64)
+    ready_int = np.array([floor_scaled(f, s) for f, _ in ready], dtype=np.int64)
+    H = int(max(release.max(), ready_int.max()) + dur.max(axis=1).sum())
+    w = np.array([floor_scaled(f, sc.weight) for f, _ in weights], dtype=np.int64)
+    return RelatedIntData(sc, dur, release, ready_int, w, H)
+
+
+def relaxed_related_instance(instance: RelatedInstance, data: RelatedIntData) -> RelatedInstance | None:
+    """An instance whose optimum is at most the model's over the factors: same speeds and DAG,
+    task sizes min_i P_ti v_i / s (so no duration exceeds the model's), releases, ready times and
+    weights the model's over the factors, as floats rounded down (sizes shaded by 1e-12 more, for
+    the float product and quotient p / v the LP takes). None when some model duration is 0."""
+    from schedrelax.instances import RelatedJob
+
+    sc = data.scaling
+    if (data.duration <= 0).any():
+        return None
+    speeds = np.asarray(instance.speeds, dtype=float)
+    size = (data.duration * speeds[None, :]).min(axis=1) / sc.time * (1 - 1e-12)
+    first = instance.job_offset
+    jobs = tuple(RelatedJob(tasks=size[first[j]:first[j + 1]].tolist(),
+                            weight=ratio_down(int(data.weight[j]), sc.weight),
+                            release=ratio_down(int(data.release[j]), sc.time)) for j in range(instance.n_jobs))
+    return RelatedInstance(speeds=speeds, jobs=jobs, edges=instance.edges,
+                           ready=[ratio_down(int(r), sc.time) for r in data.ready.tolist()],
+                           name=f"{instance.name} (relaxed for CP-SAT)")
+
+
+def topological_rank(n: int, edges: np.ndarray) -> np.ndarray:
+    """Each job's position in a linear extension of the DAG (Kahn's algorithm, lowest index first)."""
+    import heapq
+
+    succ: list[list[int]] = [[] for _ in range(n)]
+    indeg = [0] * n
+    for a, b in np.asarray(edges, dtype=np.int64).reshape(-1, 2).tolist():
+        succ[a].append(b)
+        indeg[b] += 1
+    heap = [j for j in range(n) if indeg[j] == 0]
+    heapq.heapify(heap)
+    rank = np.empty(n, dtype=np.int64)
+    k = 0
+    while heap:
+        j = heapq.heappop(heap)
+        rank[j] = k
+        k += 1
+        for b in succ[j]:
+            indeg[b] -= 1
+            if indeg[b] == 0:
+                heapq.heappush(heap, b)
+    return rank
+
+
+def start_order(instance: RelatedInstance, start: np.ndarray) -> np.ndarray:
+    """Tasks by start time, ties by their job's topological rank then index: a list in which every
+    task of a job's predecessors comes before the job's tasks whenever *start* respects the DAG
+    (a predecessor's task of zero duration may start when its successor does)."""
+    rank = topological_rank(instance.n_jobs, instance.edges)[instance.task_job]
+    return np.lexsort((np.arange(instance.n_tasks), rank, np.asarray(start)))
+
+
+def semi_active_starts(instance: RelatedInstance, order, machine, duration, release, ready) -> list:
+    """Start of each task when tasks are taken in *order*, each on its *machine* as early as its
+    machine (from its *ready* time, after the tasks before it there), its job's *release* and its
+    job's predecessors allow; *duration[t][i]*. Works in any exact number type (the model's
+    integers here); :func:`schedrelax.schedulers.related_list.semi_active_schedule` is the same
+    rule on the instance's floats."""
+    n = instance.n_jobs
+    preds: list[list[int]] = [[] for _ in range(n)]
+    for a, b in instance.edges.tolist():
+        preds[b].append(a)
+    job = instance.task_job.tolist()
+    left = np.diff(instance.job_offset).tolist()
+    free = list(ready)
+    done: list[Any] = [0] * n
+    start: list[Any] = [None] * instance.n_tasks
+    for t in order:
+        j, i = job[t], machine[t]
+        if any(left[a] for a in preds[j]):
+            raise ValueError(f"the order puts a task of job {j} before a task of one of its predecessors")
+        s = max([free[i], release[j], *(done[a] for a in preds[j])])
+        e = s + duration[t][i]
+        free[i] = e
+        done[j] = max(done[j], e)
+        left[j] -= 1
+        start[t] = s
+    return start
+
+
+def _twin_groups(instance: RelatedInstance) -> list[list[int]]:
+    """Tasks of one job with equal size, in index order: interchangeable."""
+    groups = []
+    size = instance.task_size.tolist()
+    for j in range(instance.n_jobs):
+        seen: dict[float, list[int]] = {}
+        for t in range(instance.job_offset[j], instance.job_offset[j + 1]):
+            seen.setdefault(size[t], []).append(t)
+        groups += [g for g in seen.values() if len(g) > 1]
+    return groups
+
+
+def twin_span(duration: list[int], k: int) -> int:
+    """The least T in which k equal tasks (taking ``duration[i]`` on machine i) all finish on the
+    machines from a common start: min T with Σ_i floor(T / duration[i]) >= k. A valid lower bound
+    on the span of a job holding them, in the model's integers."""
+    if k <= 0 or min(duration) == 0:
+        return 0
+    lo, hi = 0, k * min(duration)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if sum(mid // d for d in duration) >= k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@dataclass(eq=False)
+class RelatedCpModel:
+    """A built CP-SAT related-machines model: the CpModel, each task's start variable, the
+    presence literal of task t on machine i at ``presence[t][i]``, each job's completion variable,
+    the objective's upper (the hint's cost) and lower limits in model units (None if not set), and
+    whether a complete hint was given."""
+
+    model: Any
+    data: RelatedIntData
+    start: list
+    presence: list
+    completion: list
+    upper_limit: int | None
+    lower_limit: int | None
+    hinted: bool
+
+
+def related_hint(instance: RelatedInstance, data: RelatedIntData, schedule: Schedule) -> tuple[list[int], list[int]]:
+    """A non-preemptive *schedule* as a feasible model solution: its machines and start order,
+    started semi-actively in the model's integers. Returns (machine per task, start per task)."""
+    task = instance.job_offset[schedule.job] + schedule.task
+    if len(task) != instance.n_tasks or len(np.unique(task)) != instance.n_tasks:
+        raise ValueError("related_hint: the schedule must run every task in exactly one piece")
+    machine = np.empty(instance.n_tasks, dtype=np.int64)
+    start = np.empty(instance.n_tasks)
+    machine[task] = schedule.machine
+    start[task] = schedule.start
+    order = start_order(instance, start).tolist()
+    starts = semi_active_starts(instance, order, machine.tolist(), data.duration.tolist(), data.release.tolist(),
+                                data.ready.tolist())
+    return machine.tolist(), [int(s) for s in starts]
+
+
+def build_cpsat_related(instance: RelatedInstance, *, data: RelatedIntData | None = None,
+                        start_schedule: Schedule | None = None, cost_bound: float | None = None,
+                        lower_limit: int | None = None) -> RelatedCpModel:
+    """The CP-SAT model of the module docstring. *start_schedule* (a schedule of the instance) is
+    given as a complete hint (feasible in the model, via :func:`related_hint`) whose model cost
+    caps the objective; *cost_bound* is a known schedule's cost (it decides the scale's room);
+    *data* the scaled numbers (default :func:`related_int_data` with *cost_bound*); *lower_limit*
+    a lower bound on the *model's* optimum in model units (from :func:`relaxed_related_instance`),
+    the objective's lower limit."""
+    from schedrelax.solvers.cpsat_backend import cp_model_module
+
+    cp_model = cp_model_module()
+    data = data if data is not None else related_int_data(instance, cost_bound)
+    m = cp_model.CpModel()
+    m.name = f"related CP-SAT {instance.name}".strip()
+    T, n, M = instance.n_tasks, instance.n_jobs, instance.n_machines
+    H = data.horizon
+    dur = data.duration.tolist()
+    rel = data.release.tolist()
+    ready = data.ready.tolist()
+    w = data.weight.tolist()
+    job = instance.task_job.tolist()
+    first = instance.job_offset.tolist()
+    twins = _twin_groups(instance)
+    hint_machine = hint_start = None
+    upper = None
+    if start_schedule is not None:
+        hint_machine, hint_start = related_hint(instance, data, start_schedule)
+        for g in twins:
+            slots = sorted((hint_start[t], hint_machine[t]) for t in g)
+            for t, (s, i) in zip(g, slots):
+                hint_start[t], hint_machine[t] = s, i
+        hint_end = [hint_start[t] + dur[t][hint_machine[t]] for t in range(T)]
+        hint_C = [max(hint_end[first[j]:first[j + 1]]) for j in range(n)]
+        upper = int(sum(wj * c for wj, c in zip(w, hint_C)))
+    lower = lower_limit if upper is None or lower_limit is None else min(lower_limit, upper)
+    c_max = [min(H, upper // w[j]) if (upper is not None and w[j] > 0) else H for j in range(n)]
+    shortest = [min(dur[t]) for t in range(T)]
+    start = [m.new_int_var(rel[job[t]], max(rel[job[t]], c_max[job[t]] - shortest[t]), f"s{t}") for t in range(T)]
+    presence: list[list[Any]] = []
+    by_machine: list[list[Any]] = [[] for _ in range(M)]
+    end = []
+    for t in range(T):
+        lits = []
+        for i in range(M):
+            lit = m.new_bool_var(f"x{t}_{i}")
+            by_machine[i].append(m.new_optional_fixed_size_interval_var(start[t], dur[t][i], lit, f"i{t}_{i}"))
+            if ready[i] > rel[job[t]]:
+                m.add(start[t] >= ready[i]).only_enforce_if(lit)
+            lits.append(lit)
+        m.add_exactly_one(lits)
+        presence.append(lits)
+        e = m.new_int_var(rel[job[t]] + shortest[t], max(rel[job[t]] + shortest[t], c_max[job[t]]), f"e{t}")
+        m.add(e == start[t] + sum(dur[t][i] * lits[i] for i in range(M)))
+        end.append(e)
+    for i in range(M):
+        m.add_no_overlap(by_machine[i])
+    completion = []
+    for j in range(n):
+        lo = rel[j] + max(shortest[first[j]:first[j + 1]])
+        C = m.new_int_var(lo, max(lo, c_max[j]), f"C{j}")
+        m.add_max_equality(C, end[first[j]:first[j + 1]])
+        completion.append(C)
+    for a, b in instance.edges.tolist():
+        for u in range(first[b], first[b + 1]):
+            m.add(start[u] >= completion[a])
+    # Redundant, for the bound: a job's tasks on one machine run one after another from its first
+    # start (the related MIP's job_load rows).
+    for j in range(n):
+        tasks = range(first[j], first[j + 1])
+        if len(tasks) < 2:
+            continue
+        S = m.new_int_var(rel[j], H, f"S{j}")
+        m.add_min_equality(S, [start[t] for t in tasks])
+        for i in range(M):
+            m.add(completion[j] >= S + sum(dur[t][i] * presence[t][i] for t in tasks))
+        span = max((twin_span(dur[g[0]], len(g)) for g in twins if first[j] <= g[0] < first[j + 1]), default=0)
+        if span:
+            m.add(completion[j] >= S + span)
+    order_twins_and_minimise(m, twins, start, w, completion, upper, lower)
+    if hint_machine is not None:
+        for t in range(T):
+            m.add_hint(start[t], hint_start[t])
+            m.add_hint(end[t], hint_end[t])
+            for i in range(M):
+                m.add_hint(presence[t][i], i == hint_machine[t])
+        for j in range(n):
+            m.add_hint(completion[j], hint_C[j])
+    return RelatedCpModel(m, data, start, presence, completion, upper, lower, hint_machine is not None)

@@ -1,0 +1,262 @@
+"""CP-SAT as the exact engine of the packing (paper 003 §2, PRP||Σ w_j C_j) and related (paper 004
+§II) ``mip`` algorithms (``--solver cpsat``): start, build, solve, and map the solution back to a
+schedule of the instance's own numbers.
+
+1. A start: the best verified non-preemptive schedule of the family's fast schedulers
+   (:data:`START_ALGORITHMS`; for the related family also S-PC's list schedule, from the
+   LP-Schedule this module solves anyway). It is CP-SAT's complete hint, and its cost caps the
+   objective.
+2. A relaxation bound valid for the model: the time-indexed MIP's LP relaxation (else LP2, and
+   LP3 when every task has one usable machine) for packing, LP-Schedule (Queyranne cuts) for related, solved by HiGHS on the model's numbers
+   over its factors (:func:`~schedrelax.models.cpsat_packing.relaxed_packing_instance`,
+   :func:`~schedrelax.models.cpsat_related.relaxed_related_instance`: the instance itself when the
+   model is exact; a bound of the instance would not be one of a rounded-down model). It becomes
+   the objective's lower limit.
+3. The model (:mod:`~schedrelax.models.cpsat_packing` / :mod:`~schedrelax.models.cpsat_related`),
+   solved by :func:`schedrelax.solvers.cpsat_backend.solve_cpsat`.
+4. The schedule is rebuilt on the instance's numbers from the solver's machine assignment and
+   start order: a serial list schedule on each chosen machine for packing
+   (:func:`~schedrelax.models.cpsat_packing.serial_packing`), the semi-active schedule for related
+   (:func:`~schedrelax.schedulers.related_list.semi_active_schedule`). With an exact model no task
+   ends later than in the solver's solution; with a rounded-down one the real (longer) times are
+   honoured. The start schedule is returned instead if it is cheaper. Either is verified.
+
+``lower_bound`` is CP-SAT's best bound over the scaling factors (a valid lower bound in both
+cases); the result is ``optimal`` only when the returned schedule's own cost meets it
+(:func:`schedrelax.rounding.exact.meets_bound`).
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from schedrelax.algorithms import Result
+from schedrelax.errors import AlgorithmError, SolverError
+from schedrelax.instances import PackingInstance, RelatedInstance
+from schedrelax.rounding.exact import exact_outcome
+from schedrelax.schedules import Schedule, evaluate, verify
+from schedrelax.solvers.result import SolveStatus
+
+START_ALGORITHMS = {"packing": ("fifo", "tetris-np", "jsq-mw"), "related": ("fifo", "huwf", "tetris")}
+"""The fast non-preemptive schedulers whose best schedule starts CP-SAT (no LP, no Pyomo)."""
+
+DEFAULT_THREADS = 1
+"""CP-SAT workers when ``threads`` is None. One worker is deterministic for a given seed (the reach
+numbers reproduce) and does not oversubscribe ``compare``, which already runs one process per CPU.
+Measured on the shared 2-core box (benchmarks/exact_reach.py, related n_jobs 4 and packing n_jobs
+20, seeds 0-2): with the other core idle, 2 workers proved 1.3-2.3x faster (related seed 0: 8.2 s
+against 18.4 s); with the other core busy, 1 worker was faster (related seed 0: 18.7 s against no
+proof in 20 s; packing seed 0: 4.2 s against 7.5 s). On a quiet machine pass ``threads=2``."""
+
+FIT_TOL = 1e-9
+"""Relative slack of the float rebuild's capacity test (sums of float demands), as list packing's."""
+
+
+def _one_piece_per_task(instance, schedule: Schedule) -> bool:
+    task = instance.job_offset[schedule.job] + schedule.task
+    return len(task) == instance.n_tasks and len(np.unique(task)) == instance.n_tasks
+
+
+def best_start(instance, seed: int | None = 0) -> tuple[str, Schedule, float, dict[str, float]]:
+    """The cheapest verified one-piece-per-task schedule among :data:`START_ALGORITHMS` of the
+    instance's family: (algorithm, schedule, cost, cost of each algorithm tried)."""
+    from schedrelax import algorithms
+
+    best = None
+    tried: dict[str, float] = {}
+    for name in START_ALGORITHMS[instance.family]:
+        res = algorithms.run(name, instance, seed=0 if seed is None else seed)
+        tried[name] = res.objective
+        if _one_piece_per_task(instance, res.schedule) and (best is None or res.objective < best[2]):
+            best = (name, res.schedule, res.objective)
+    if best is None:
+        raise AlgorithmError(f"cpsat: none of {', '.join(START_ALGORITHMS[instance.family])} gave a "
+                             f"non-preemptive schedule to start from")
+    return (*best, tried)
+
+
+def _check_threads(threads: object) -> int:
+    if threads is None:
+        return DEFAULT_THREADS
+    if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    return int(threads)
+
+
+def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
+                      time_limit: float | None) -> tuple[float | None, str | None]:
+    """A lower bound on *instance*'s optimum and its name: the LP relaxation of the exact
+    time-indexed MIP (:func:`~schedrelax.models.packing_mip.build_nonpreemptive_mip`, capped by
+    *upper_bound*, the cost of a feasible schedule), measured several times stronger than LP2 on
+    the synchpack setup; where that model cannot be built (times off a small grid, too many slots),
+    LP2's optimum and LP3's when every task has one usable machine. (None, None) if none solved."""
+    import pyomo.environ as pyo
+
+    from schedrelax.models.packing_mip import build_nonpreemptive_mip
+    from schedrelax.models.synchpack_lp import build_lp2, build_lp3, dedicated_machine
+    from schedrelax.solvers import solve
+
+    try:
+        model = build_nonpreemptive_mip(instance, upper_bound=upper_bound)
+    except AlgorithmError:
+        model = None
+    if model is not None:
+        pyo.TransformationFactory("core.relax_integer_vars").apply_to(model)
+        res = solve(model, "highs", time_limit=time_limit)
+        if res.is_optimal:
+            return float(res.objective), "time-indexed MIP's LP relaxation (paper 003 §2)"
+    found: list[tuple[float, str]] = []
+    res = solve(build_lp2(instance), "highs", time_limit=time_limit)
+    if res.is_optimal:
+        found.append((float(res.objective), "LP2 optimum (paper 003 §4)"))
+    if dedicated_machine(instance) is not None:
+        res = solve(build_lp3(instance), "highs", time_limit=time_limit)
+        if res.is_optimal:
+            found.append((float(res.objective), "LP3 optimum (paper 003 §5)"))
+    if not found:
+        return None, None
+    return max(found)
+
+
+def _outcome(instance, schedule: Schedule, start: tuple, built, run, timings: dict, params: dict,
+             extra: dict) -> Result:
+    from schedrelax.solvers.cpsat_backend import engine_name
+
+    res = run.result
+    if res.status in (SolveStatus.INFEASIBLE, SolveStatus.ERROR):
+        # The start schedule maps to a feasible model solution: this is a modelling bug, not an outcome.
+        raise SolverError(f"cpsat: CP-SAT ended {res.status.value!r} on a model the start schedule satisfies "
+                          f"({res.message})")
+    scaling = built.data.scaling
+    verify(instance, schedule)
+    cost = evaluate(instance, schedule).objective
+    start_name, start_schedule, start_cost = start[:3]
+    source = "cpsat"
+    if start_cost < cost:
+        schedule, cost, source = start_schedule, start_cost, f"start ({start_name})"
+    bound = scaling.to_instance(res.best_bound) if res.best_bound is not None else None
+    mip_objective = res.objective / scaling.objective_factor if res.objective is not None else float("nan")
+    outcome = exact_outcome(cost, mip_objective, bound, res)
+    kind = "CP-SAT best bound" + ("" if scaling.exact else " of the rounded-down model (scaled back)")
+    if built.lower_limit is not None and res.best_bound is not None and res.best_bound <= built.lower_limit:
+        kind += f", from {extra.get('lp_bound_kind') or 'the relaxation'}"
+    return Result(
+        algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind if bound is not None else None,
+        guarantee=1.0 if outcome["optimal"] else None, timings=timings, params=params,
+        info={**outcome, "engine": engine_name(), "solver_message": res.message, "scaling": scaling.as_dict(),
+              "model_exact": scaling.exact, "start_algorithm": start_name, "start_cost": start_cost,
+              "start_costs": start[3], "schedule_from": source, "hinted": built.hinted,
+              "objective_upper_limit": built.upper_limit, "objective_lower_limit": built.lower_limit, **extra})
+
+
+def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0, threads: int | None = None,
+                  seed: int | None = None, use_lp: bool = True) -> Result:
+    """The packing ``mip`` with CP-SAT (non-preemptive PRP||Σ w_j C_j; see the module docstring).
+    *use_lp* False skips the LP bound (for measuring what it brings)."""
+    from schedrelax.models.cpsat_packing import (
+        build_cpsat_packing,
+        job_order_by_start,
+        model_lower_limit,
+        packing_int_data,
+        relaxed_packing_instance,
+        serial_packing,
+    )
+    from schedrelax.models.synchpack_lp import usable_pairs
+    from schedrelax.schedulers.list_packing import packing_schedule
+    from schedrelax.solvers.cpsat_backend import solve_cpsat
+
+    workers = _check_threads(threads)
+    t0 = time.perf_counter()
+    start = best_start(instance, seed)
+    t1 = time.perf_counter()
+    data = packing_int_data(instance, start[2])
+    lp_bound = lp_kind = None
+    relaxed = relaxed_packing_instance(instance, data) if use_lp else None
+    if relaxed is not None:
+        lp_bound, lp_kind = _packing_lp_bound(relaxed, start[2], time_limit)
+    t2 = time.perf_counter()
+    built = build_cpsat_packing(instance, data=data, start_schedule=start[1], cost_bound=start[2],
+                                lower_limit=model_lower_limit(lp_bound, data.scaling))
+    t3 = time.perf_counter()
+    run = solve_cpsat(built.model, time_limit=time_limit, threads=workers, seed=seed, build_seconds=t3 - t2)
+    t4 = time.perf_counter()
+    if run.result.status.has_solution:
+        # data's pairs are usable_pairs(instance) in order
+        chosen = np.array([i for i, lit in enumerate(built.presence) if run.value(lit)], dtype=np.int64)
+        pair = np.empty(instance.n_tasks, dtype=np.int64)
+        pair[built.data.pair_task[chosen]] = chosen
+        model_start = run.values(built.start)
+        order = job_order_by_start(model_start, np.zeros(instance.n_tasks)).tolist()
+        real_pairs = usable_pairs(instance)[pair]
+        machine = instance.place_machine[real_pairs]
+        duration = instance.place_time[real_pairs]
+        release = instance.release[instance.task_job]
+        res = list(zip(instance.reserve_machine.tolist(), instance.reserve_demand.tolist(),
+                       instance.reserve_until.tolist()))
+        s = np.array(serial_packing(order, machine.tolist(), duration.tolist(), instance.demand.tolist(),
+                                    release.tolist(), np.asarray(instance.capacities).tolist(), res, FIT_TOL))
+        schedule = packing_schedule(instance, np.arange(instance.n_tasks), machine, s, s + duration,
+                                    promises={"non_preemptive", "no_migration"}, meta={"algorithm": "mip"})
+    else:
+        schedule = start[1]
+    t5 = time.perf_counter()
+    timings = {"start": t1 - t0, "lp": t2 - t1, "build": t3 - t2, "solve": run.result.solve_seconds,
+               "rebuild": t5 - t4}
+    return _outcome(instance, schedule, start, built, run, timings,
+                    {"time_limit": time_limit, "threads": workers, "seed": seed},
+                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind})
+
+
+def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None, threads: int | None = None,
+                  seed: int | None = None, use_lp: bool = True) -> Result:
+    """The related ``mip`` with CP-SAT (see the module docstring). *use_lp* False skips
+    LP-Schedule (its bound and S-PC's start)."""
+    from schedrelax.models.cpsat_packing import model_lower_limit
+    from schedrelax.models.cpsat_related import (
+        build_cpsat_related,
+        related_int_data,
+        relaxed_related_instance,
+        start_order,
+    )
+    from schedrelax.rounding.spc import lp_order, solve_lp_schedule
+    from schedrelax.schedulers.related_list import list_schedule, semi_active_schedule
+    from schedrelax.solvers.cpsat_backend import solve_cpsat
+
+    workers = _check_threads(threads)
+    t0 = time.perf_counter()
+    start = best_start(instance, seed)
+    t1 = time.perf_counter()
+    lp_bound = lp_kind = None
+    if use_lp:
+        lp = solve_lp_schedule(instance, "highs", time_limit=time_limit)
+        spc_schedule = list_schedule(instance, lp_order(instance, lp.solution.C), meta={"algorithm": "spc"})
+        verify(instance, spc_schedule)
+        spc_cost = evaluate(instance, spc_schedule).objective
+        start[3]["spc"] = spc_cost
+        if spc_cost < start[2]:
+            start = ("spc", spc_schedule, spc_cost, start[3])
+    data = related_int_data(instance, start[2])
+    relaxed = relaxed_related_instance(instance, data) if use_lp else None
+    if relaxed is not None:
+        lp_bound = float(solve_lp_schedule(relaxed, "highs", time_limit=time_limit).solution.objective)
+        lp_kind = "LP-Schedule optimum (paper 004 §III)"
+    t2 = time.perf_counter()
+    built = build_cpsat_related(instance, data=data, start_schedule=start[1], cost_bound=start[2],
+                                lower_limit=model_lower_limit(lp_bound, data.scaling))
+    t3 = time.perf_counter()
+    run = solve_cpsat(built.model, time_limit=time_limit, threads=workers, seed=seed, build_seconds=t3 - t2)
+    t4 = time.perf_counter()
+    if run.result.status.has_solution:
+        machine = np.array([int(np.argmax([run.value(x) for x in row])) for row in built.presence], dtype=np.int64)
+        order = start_order(instance, run.values(built.start))
+        schedule = semi_active_schedule(instance, order, machine, meta={"algorithm": "mip"})
+    else:
+        schedule = start[1]
+    t5 = time.perf_counter()
+    timings = {"start": t1 - t0, "lp": t2 - t1, "build": t3 - t2, "solve": run.result.solve_seconds,
+               "rebuild": t5 - t4}
+    return _outcome(instance, schedule, start, built, run, timings,
+                    {"time_limit": time_limit, "threads": workers, "seed": seed},
+                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind})

@@ -1,0 +1,208 @@
+"""Tests of CP-SAT as the exact engine of ``mip`` (schedrelax/rounding/cpsat.py): optima by hand,
+against the HiGHS MIP (a second engine) and brute force, the rounded-down model's bound on
+fractional data, and the errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ortools.sat.python.cp_model")
+
+from schedrelax.algorithms import run
+from schedrelax.errors import SolverError
+from schedrelax.instances import (
+    PackingInstance,
+    PackingJob,
+    PackingTask,
+    RelatedInstance,
+    RelatedJob,
+)
+from schedrelax.instances.generate import spc, synchpack
+from schedrelax.models import cpsat_packing as cpp
+from schedrelax.models.synchpack_lp import build_lp2
+from schedrelax.schedules import verify
+from schedrelax.solvers import available_solvers, solve
+from tests.models.test_cpsat import _packing_exact, _related_exact
+from tests.models.test_related_mip import brute_force_optimum
+
+REL = 1e-6
+
+
+def _check(inst, res):
+    """What every CP-SAT result must satisfy: a verified schedule, LB <= cost, optimal only with
+    the proof, the engine named."""
+    verify(inst, res.schedule)
+    assert res.info["engine"].startswith("cpsat (OR-Tools ")
+    if res.lower_bound is not None:
+        assert res.lower_bound <= res.objective * (1 + 1e-12)
+    assert res.info["optimal"] == (res.lower_bound is not None
+                                   and res.objective - res.lower_bound <= REL * max(1.0, res.objective))
+
+
+# ---------------------------------------------------------------------------------- by hand
+
+def test_packing_by_hand_two_demanding_tasks_and_a_filler():
+    # One machine of capacity 1. Tasks of demand 0.6 (length 2, weight 1) and 0.6 (length 1,
+    # weight 3) cannot overlap: the short heavy one first costs 3·1 + 1·3 = 6 (the other order 11).
+    # The 0.4 task (length 3, weight 1) fits beside either and ends at 3 at best. Optimum 9.
+    inst = PackingInstance(capacities=[1.0], jobs=(
+        PackingJob(tasks=(PackingTask(0.6, [0], 2.0),), weight=1.0),
+        PackingJob(tasks=(PackingTask(0.6, [0], 1.0),), weight=3.0),
+        PackingJob(tasks=(PackingTask(0.4, [0], 3.0),), weight=1.0)))
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert res.objective == pytest.approx(9.0, rel=REL) and res.info["optimal"]
+    assert res.lower_bound == pytest.approx(9.0, rel=REL)
+    assert res.info["model_exact"] and res.info["scaling"]["demand"] == 5  # 3/5 and 2/5 exactly
+
+
+def test_packing_by_hand_the_machine_choice():
+    # Job 0's task takes 4 on machine 0 or 2 on machine 1; job 1's only on machine 1, taking 1; each
+    # fills its machine. Job 1 then job 0 on machine 1: 1 + 3 = 4 (machine 0 instead: 1 + 4 = 5).
+    inst = PackingInstance(capacities=[1.0, 1.0], jobs=(
+        PackingJob(tasks=(PackingTask(1.0, [0, 1], [4.0, 2.0]),)),
+        PackingJob(tasks=(PackingTask(1.0, [1], 1.0),))))
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert res.objective == pytest.approx(4.0) and res.info["optimal"]
+    assert res.schedule.machine.tolist() == [1, 1]
+
+
+def test_related_by_hand_precedence_and_speeds():
+    # Speeds 1 and 2; job 0 (size 4) must finish before job 1 (size 2) starts. Job 0 on the fast
+    # machine ends at 2, job 1 there at 3: 2 + 3 = 5 (job 1 on the slow one ends at 4; job 0 on
+    # the slow one ends at 4 alone).
+    inst = RelatedInstance(speeds=[1.0, 2.0], jobs=(RelatedJob([4.0]), RelatedJob([2.0])), edges=[(0, 1)])
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert res.objective == pytest.approx(5.0) and res.info["optimal"]
+    assert brute_force_optimum(inst) == pytest.approx(5.0)
+
+
+def test_related_by_hand_in_thirds():
+    # Speeds 1 and 3; job 0 (weight 2) has two tasks of size 1, job 1 one of size 3. Both small
+    # tasks on the fast machine end at 2/3, then job 1 there at 5/3: 2·2/3 + 5/3 = 3. Splitting job
+    # 0 over both machines ends it at 1 (2 + 4/3 > 3); job 1 first makes job 0 end at 4/3 at best.
+    inst = RelatedInstance(speeds=[1.0, 3.0], jobs=(RelatedJob([1.0, 1.0], 2.0), RelatedJob([3.0], 1.0)))
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert res.objective == pytest.approx(3.0, rel=REL) and res.info["optimal"]
+    assert res.info["model_exact"] and res.info["scaling"]["time"] == 3
+    assert brute_force_optimum(inst) == pytest.approx(3.0)
+
+
+# ----------------------------------------------------------------- against the HiGHS MIP
+
+def _packing_generated(seed: int) -> PackingInstance:
+    return synchpack(seed, machines=2 + seed % 2, n_jobs=3, tasks_per_job=(1, 2),
+                     weights=("equal", "random", "priority")[seed % 3])
+
+
+def _related_generated(seed: int) -> RelatedInstance:
+    return spc(seed, n_jobs=2 + seed % 2, tasks_per_job=(1, 2), machines=2 + seed % 2, online=seed % 2 == 1)
+
+
+CASES = ([("packing generated", _packing_generated, s) for s in range(30)]
+         + [("packing exact", _packing_exact, s) for s in range(10)]
+         + [("related generated", _related_generated, s) for s in range(30)]
+         + [("related exact", _related_exact, s) for s in range(10)])
+
+
+@pytest.mark.parametrize(("kind", "make", "seed"), CASES, ids=[f"{k}-{s}" for k, _, s in CASES])
+def test_cpsat_and_highs_agree_on_the_optimum(kind, make, seed):
+    # Generated: lognormal demands, Normal(50, 10) speeds, uniform weights: rounded-down models.
+    # Exact: halves, small integers, reservations, ready times: exact models.
+    inst = make(seed)
+    highs = run("mip", inst, solver="highs", time_limit=60)
+    cpsat = run("mip", inst, solver="cpsat", time_limit=60)
+    _check(inst, cpsat)
+    assert highs.info["optimal"], "the instances are meant to be tiny enough for HiGHS to prove"
+    assert cpsat.info["optimal"]
+    assert cpsat.objective == pytest.approx(highs.objective, rel=REL, abs=REL)
+    assert cpsat.lower_bound <= highs.objective * (1 + REL)
+    assert cpsat.info["model_exact"] == kind.endswith("exact")
+    if cpsat.info["model_exact"]:
+        # no rounding: the rebuilt schedule is never later than CP-SAT's own solution
+        assert cpsat.info["schedule_keeps_mip_objective"]
+    if kind.startswith("related") and inst.n_tasks <= 4:
+        assert cpsat.objective == pytest.approx(brute_force_optimum(inst), rel=REL)
+
+
+# ------------------------------------------------------------------------ fractional data
+
+def _fractional_related() -> RelatedInstance:
+    # sizes 1.05, 2.3, 0.7 ... on speeds 1 and sqrt(3): durations off every grid k/q, q <= 1000
+    return RelatedInstance(speeds=[1.0, float(np.sqrt(3.0))], jobs=(RelatedJob([1.05, 2.3], 1.3), RelatedJob([0.7], 2.9),
+                                                     RelatedJob([1.9], 0.0), RelatedJob([0.45, 0.45], 1.1)),
+                           edges=[(2, 1)], ready=[0.0, 0.3])
+
+
+@pytest.mark.parametrize("precision", [None, 0.5, 100.0])
+def test_fractional_sizes_give_a_bound_below_the_highs_optimum(precision, monkeypatch):
+    # Speed sqrt(3) puts durations off every grid: the model is rounded down. With the default
+    # resolution the bound meets the optimum; with a coarse one (1 unit per time unit at 100.0)
+    # it is a strict lower bound and the rebuilt schedule still verifies.
+    if precision is not None:
+        monkeypatch.setattr(cpp, "PRECISION", precision)
+    inst = _fractional_related()
+    highs = run("mip", inst, solver="highs")
+    assert highs.info["optimal"]
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert not res.info["model_exact"]
+    assert res.lower_bound <= highs.objective * (1 + 1e-9)
+    assert res.objective >= highs.objective * (1 - REL)
+    if precision is None:
+        assert res.info["optimal"] and res.objective == pytest.approx(highs.objective, rel=REL)
+    if precision == 100.0:
+        assert res.info["scaling"]["time"] == 1 and res.lower_bound < highs.objective * (1 - 1e-3)
+
+
+def test_off_grid_releases_that_highs_cannot_take_are_solved_by_cpsat():
+    # Poisson releases: the time-indexed MIP refuses them; CP-SAT rounds them down and rebuilds.
+    inst = synchpack(3, machines=2, n_jobs=3, tasks_per_job=(1, 2), online=True)
+    res = run("mip", inst, solver="cpsat")
+    _check(inst, res)
+    assert not res.info["scaling"]["time_exact"]
+    assert res.info["optimal"]
+
+
+def test_a_time_limit_returns_a_verified_schedule_and_a_valid_bound():
+    inst = spc(1, n_jobs=6, tasks_per_job=(1, 4), machines=6)
+    res = run("mip", inst, solver="cpsat", time_limit=0.5, params={"threads": 1})
+    _check(inst, res)
+    assert res.info["solver_status"] in ("feasible", "optimal", "limit reached, no solution")
+    assert res.info["start_cost"] >= res.objective
+
+
+# ---------------------------------------------------------------------------------- errors
+
+def test_cpsat_is_listed_with_integers_and_its_own_models_only():
+    info = {i.name: i for i in available_solvers()}["cpsat"]
+    assert info.available and info.features == {"integers", "own_models"} and info.version.startswith("OR-Tools ")
+    assert "schedrelax[cpsat]" in info.install
+
+
+def test_an_lp_algorithm_given_cpsat_says_what_cpsat_solves():
+    inst = _packing_exact(0)
+    with pytest.raises(SolverError, match=r"cpsat.*only the exact `mip` models"):
+        run("synchpack2", inst, solver="cpsat")
+    with pytest.raises(SolverError, match="SynchPack LP2"):
+        solve(build_lp2(inst), "cpsat")
+
+
+def test_preemptive_packing_and_bad_threads_are_refused():
+    inst = _packing_exact(1)
+    with pytest.raises(SolverError, match="preemptive=True"):
+        run("mip", inst, solver="cpsat", params={"preemptive": True})
+    with pytest.raises(ValueError, match="threads must be a positive integer or None, got 0"):
+        run("mip", inst, solver="cpsat", params={"threads": 0})
+
+
+def test_unscalable_numbers_are_an_error_naming_the_horizon():
+    # 40 tasks of 2e14 (an instance may reach 2^53 ~ 9e15): sums over the tasks of such times
+    # would leave CP-SAT's 64-bit integers, even at one unit per time unit
+    huge = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([2e14] * 40),))
+    with pytest.raises(Exception, match="too large for CP-SAT"):
+        run("mip", huge, solver="cpsat")
