@@ -54,27 +54,21 @@ FIT_TOL = 1e-9
 """Relative slack of the float rebuild's capacity test (sums of float demands), as list packing's."""
 
 
-def _one_piece_per_task(instance, schedule: Schedule) -> bool:
-    task = instance.job_offset[schedule.job] + schedule.task
-    return len(task) == instance.n_tasks and len(np.unique(task)) == instance.n_tasks
-
-
 def best_start(instance, seed: int | None = 0) -> tuple[str, Schedule, float, dict[str, float]]:
-    """The cheapest verified one-piece-per-task schedule among :data:`START_ALGORITHMS` of the
-    instance's family: (algorithm, schedule, cost, cost of each algorithm tried)."""
-    from schedrelax import algorithms
+    """The cheapest verified non-preemptive schedule among :data:`START_ALGORITHMS` of the
+    instance's family (:func:`schedrelax.rounding.exact.best_start`): (algorithm, schedule, cost,
+    cost of each algorithm tried). Related schedules are non-preemptive by the family's rules;
+    packing ones must promise it."""
+    from schedrelax.rounding.exact import best_start as cheapest
 
-    best = None
     tried: dict[str, float] = {}
-    for name in START_ALGORITHMS[instance.family]:
-        res = algorithms.run(name, instance, seed=0 if seed is None else seed)
-        tried[name] = res.objective
-        if _one_piece_per_task(instance, res.schedule) and (best is None or res.objective < best[2]):
-            best = (name, res.schedule, res.objective)
+    promises = frozenset({"non_preemptive"}) if instance.family == "packing" else frozenset()
+    best = cheapest(instance, START_ALGORITHMS[instance.family], promises=promises,
+                    seed=0 if seed is None else seed, tried=tried)
     if best is None:
         raise AlgorithmError(f"cpsat: none of {', '.join(START_ALGORITHMS[instance.family])} gave a "
                              f"non-preemptive schedule to start from")
-    return (*best, tried)
+    return best.algorithm, best.schedule, best.objective, tried
 
 
 def _check_threads(threads: object) -> int:

@@ -81,21 +81,25 @@ def below(bound: float | None) -> float | None:
     return bound - BOUND_SLACK * max(1.0, abs(bound))
 
 
-def best_start(instance, names, *, solver: str = "highs", promises: frozenset[str] = frozenset()):
+def best_start(instance, names, *, solver: str = "highs", promises: frozenset[str] = frozenset(),
+               seed: int | None = 0, tried: dict[str, float] | None = None):
     """The verified Result of least objective among the registered algorithms *names* on
     *instance* (the start of an exact search), None if none of them runs on it. An algorithm that
     refuses the instance (a typed schedrelax error) is skipped, and so is a schedule that does not
     keep the *promises* the exact model makes (e.g. ``non_preemptive``: a preemptive schedule is
-    no start for a non-preemptive model, and may cost less than its optimum)."""
+    no start for a non-preemptive model, and may cost less than its optimum). *tried*, if given,
+    receives each algorithm's cost."""
     from schedrelax.algorithms import run
     from schedrelax.errors import SchedrelaxError
 
     best = None
     for name in names:
         try:
-            result = run(name, instance, solver=solver)
+            result = run(name, instance, solver=solver, seed=seed)
         except SchedrelaxError:
             continue
+        if tried is not None:
+            tried[name] = result.objective
         if not promises <= result.schedule.promises:
             continue
         if best is None or result.objective < best.objective:
