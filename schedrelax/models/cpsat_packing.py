@@ -345,17 +345,24 @@ def _task_pairs(data: PackingIntData, n_tasks: int) -> list[list[int]]:
     return out
 
 
+def task_machine_and_start(instance, schedule: Schedule, who: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each task's machine and start in a schedule that runs every task in exactly one piece (in
+    the instance's global task order); ValueError naming *who* otherwise."""
+    task = instance.job_offset[schedule.job] + schedule.task
+    if len(task) != instance.n_tasks or len(np.unique(task)) != instance.n_tasks:
+        raise ValueError(f"{who}: the schedule must run every task in exactly one piece (non-preemptive)")
+    machine = np.empty(instance.n_tasks, dtype=np.int64)
+    start = np.empty(instance.n_tasks)
+    machine[task] = schedule.machine
+    start[task] = schedule.start
+    return machine, start
+
+
 def packing_hint(instance: PackingInstance, data: PackingIntData, schedule: Schedule) -> tuple[list[int], list[int]]:
     """A non-preemptive *schedule* of the instance as a feasible model solution: each task's
     machine from the schedule, started by :func:`serial_packing` in the model's integers in the
     schedule's start order. Returns (pair index per task, start per task)."""
-    task = instance.job_offset[schedule.job] + schedule.task
-    if len(task) != instance.n_tasks or len(np.unique(task)) != instance.n_tasks:
-        raise ValueError("packing_hint: the schedule must run every task in exactly one piece (non-preemptive)")
-    machine_of = np.empty(instance.n_tasks, dtype=np.int64)
-    start_of = np.empty(instance.n_tasks)
-    machine_of[task] = schedule.machine
-    start_of[task] = schedule.start
+    machine_of, start_of = task_machine_and_start(instance, schedule, "packing_hint")
     pair_of = {(t, i): q for q, (t, i) in enumerate(zip(data.pair_task.tolist(), data.pair_machine.tolist()))}
     pair = [pair_of.get((t, int(machine_of[t]))) for t in range(instance.n_tasks)]
     if any(q is None for q in pair):

@@ -40,6 +40,7 @@ from schedrelax.models.cpsat_packing import (
     floor_scaled,
     order_twins_and_minimise,
     ratio_down,
+    task_machine_and_start,
 )
 from schedrelax.schedules import Schedule
 
@@ -209,13 +210,7 @@ class RelatedCpModel:
 def related_hint(instance: RelatedInstance, data: RelatedIntData, schedule: Schedule) -> tuple[list[int], list[int]]:
     """A non-preemptive *schedule* as a feasible model solution: its machines and start order,
     started semi-actively in the model's integers. Returns (machine per task, start per task)."""
-    task = instance.job_offset[schedule.job] + schedule.task
-    if len(task) != instance.n_tasks or len(np.unique(task)) != instance.n_tasks:
-        raise ValueError("related_hint: the schedule must run every task in exactly one piece")
-    machine = np.empty(instance.n_tasks, dtype=np.int64)
-    start = np.empty(instance.n_tasks)
-    machine[task] = schedule.machine
-    start[task] = schedule.start
+    machine, start = task_machine_and_start(instance, schedule, "related_hint")
     order = start_order(instance, start).tolist()
     starts = semi_active_starts(instance, order, machine.tolist(), data.duration.tolist(), data.release.tolist(),
                                 data.ready.tolist())
