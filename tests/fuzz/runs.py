@@ -15,7 +15,8 @@
   (NaN/inf), ``lb-above-objective``, ``lb-above-optimum``, ``beats-optimum``,
   ``guarantee-violated``, ``optimal-label-wrong`` (an exact engine says optimal but its schedule
   costs more than its proven bound, or a Result's ``status`` says optimal without the proof),
-  ``unnamed-bound`` (a lower bound without ``bound_kind``), ``empty-refusal``.
+  ``unnamed-bound`` (a lower bound without ``bound_kind``), ``engines-disagree`` (CP-SAT and the
+  HiGHS MIP both prove an optimum, and they differ), ``empty-refusal``.
 
 :func:`shrink` greedily minimises a failing instance's JSON.
 """
@@ -38,8 +39,8 @@ from schedrelax import algorithms
 from schedrelax.errors import InfeasibleScheduleError, InstanceError, SchedrelaxError
 from schedrelax.instances import Instance, PackingInstance
 from schedrelax.instances.base import from_dict
-from schedrelax.schedules import evaluate, verify
 from schedrelax.rounding.exact import meets_bound
+from schedrelax.schedules import evaluate, verify
 
 REL_TOL = 1e-6
 """Relative slack of the value comparisons (the verifier's own TOL)."""
@@ -281,7 +282,33 @@ def check_instance(instance: Instance, rng: random.Random, online_sample: int = 
         if name == "mip" and o.kind == "ok" and mip_proved_optimal(o.result):
             optimum = o.result.objective
         outcomes.append(o)
+        if name == "mip" and instance.family in CPSAT_FAMILIES and cpsat_present():
+            if on_start is not None:
+                on_start("mip --solver cpsat")
+            outcomes.append(second_engine(instance, params, optimum))
     return outcomes
+
+
+CPSAT_FAMILIES = frozenset({"packing", "related"})
+"""The families whose ``mip`` also runs on CP-SAT: a second, independent exact engine."""
+
+
+def cpsat_present() -> bool:
+    from schedrelax.solvers.cpsat_backend import cpsat_version
+
+    return cpsat_version() is not None
+
+
+def second_engine(instance: Instance, params: dict[str, Any], optimum: float | None) -> Outcome:
+    """``mip --solver cpsat`` checked like any run, and against the HiGHS MIP's proven *optimum*:
+    two engines that both prove an optimum must agree (``engines-disagree`` otherwise)."""
+    o = check_run("mip", instance, params=params, optimum=optimum, solver="cpsat")
+    o.algorithm = "mip --solver cpsat"
+    if o.kind == "ok" and optimum is not None and mip_proved_optimal(o.result) and \
+            abs(o.result.objective - optimum) > OPTIMAL_GAP * max(1.0, abs(optimum)):
+        o.kind, o.message = "engines-disagree", (f"cpsat proves {o.result.objective!r}, the HiGHS MIP "
+                                                 f"{optimum!r}")
+    return o
 
 
 # ------------------------------------------------------------------------------------ shrinking

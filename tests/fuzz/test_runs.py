@@ -42,7 +42,13 @@ from schedrelax.instances import (
 from schedrelax.instances.base import from_dict
 from schedrelax.schedules import Schedule
 from tests.fuzz import runs
-from tests.fuzz.runs import check_instance, check_run, run_plan
+from tests.fuzz.runs import (
+    check_instance,
+    check_run,
+    cpsat_present,
+    run_plan,
+    second_engine,
+)
 from tests.strategies import FUZZ_STRATEGIES
 
 FAST_EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "15"))
@@ -354,3 +360,11 @@ def test_malleable_mip_schedules_a_tiny_job_beside_a_long_one():
     o = check_run("mip", inst, params={"time_limit": runs.MIP_SECONDS})
     assert o.kind == "ok", f"{o.kind}: {o.message}"
     assert o.result.objective == 0.0  # weight 0
+
+
+@pytest.mark.skipif(not cpsat_present(), reason="needs ortools (pip install '.[cpsat]')")
+def test_the_second_engine_must_agree_with_the_first():
+    inst = _related_one()  # Σ w C = 6 by hand
+    assert second_engine(inst, {"time_limit": 10.0}, optimum=6.0).kind == "ok"
+    planted = second_engine(inst, {"time_limit": 10.0}, optimum=7.0)  # as if HiGHS had proven 7
+    assert planted.kind == "engines-disagree" and planted.algorithm == "mip --solver cpsat"
