@@ -432,7 +432,7 @@ def build_cpsat_packing(instance: PackingInstance, *, data: PackingIntData | Non
     *lower_limit*: a lower bound on the *model's* optimum in model units (see
     :func:`model_lower_limit`), the objective's lower limit.
     """
-    from schedrelax.solvers.cpsat_backend import cp_model_module
+    from schedrelax._ortools import cp_model_module
 
     cp_model = cp_model_module()
     data = data if data is not None else packing_int_data(instance, cost_bound)

@@ -226,7 +226,7 @@ def build_cpsat_related(instance: RelatedInstance, *, data: RelatedIntData | Non
     *data* the scaled numbers (default :func:`related_int_data` with *cost_bound*); *lower_limit*
     a lower bound on the *model's* optimum in model units (from :func:`relaxed_related_instance`),
     the objective's lower limit."""
-    from schedrelax.solvers.cpsat_backend import cp_model_module
+    from schedrelax._ortools import cp_model_module
 
     cp_model = cp_model_module()
     data = data if data is not None else related_int_data(instance, cost_bound)

@@ -22,11 +22,10 @@ from typing import Any
 import numpy as np
 
 from schedrelax._log import solver_log_enabled
-from schedrelax.errors import SolverNotAvailableError
+from schedrelax._ortools import cp_model_module
 from schedrelax.solvers.result import SolveResult, SolveStatus
 
 SOLVER_NAME = "cpsat"
-INSTALL_HINT = "pip install 'schedrelax[cpsat]'"
 
 
 def cpsat_version() -> str | None:
@@ -45,17 +44,6 @@ def engine_name() -> str:
     """``"cpsat (OR-Tools X.Y)"``: the ``info["engine"]`` of a result solved here."""
     version = cpsat_version()
     return f"cpsat (OR-Tools {version})" if version else "cpsat (OR-Tools not installed)"
-
-
-def cp_model_module():
-    """``ortools.sat.python.cp_model``, or SolverNotAvailableError saying how to install it."""
-    try:
-        from ortools.sat.python import cp_model
-    except ImportError as exc:
-        raise SolverNotAvailableError(
-            f"solver 'cpsat' is known but not installed on this machine ({exc}); install it with: {INSTALL_HINT}"
-        ) from None
-    return cp_model
 
 
 @dataclass(frozen=True, eq=False)

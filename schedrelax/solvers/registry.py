@@ -21,7 +21,7 @@ from pyomo.common.errors import InfeasibleConstraintException
 from pyomo.core.base.constraint import ConstraintData
 
 from schedrelax.errors import SolverError, SolverNotAvailableError
-from schedrelax.solvers.cpsat_backend import INSTALL_HINT as CPSAT_INSTALL
+from schedrelax._ortools import INSTALL_HINT as CPSAT_INSTALL
 from schedrelax.solvers.cpsat_backend import cpsat_version
 from schedrelax.solvers.cvxpy_backend import (
     CvxpyBackend,
