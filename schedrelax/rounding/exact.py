@@ -105,3 +105,27 @@ def best_start(instance, names, *, solver: str = "highs", promises: frozenset[st
         if best is None or result.objective < best.objective:
             best = result
     return best
+
+
+def keep_cheaper(instance, schedule, start):
+    """The schedule an exact algorithm returns: the solver's *schedule* (None when it found none)
+    or the *start* Result (None without one), whichever costs less; raises nothing, and returns
+    None only when both are None. A solver may drop or not reach the start it was given."""
+    from schedrelax.schedules import evaluate
+
+    if start is None:
+        return schedule
+    if schedule is None or start.objective < evaluate(instance, schedule).objective:
+        return start.schedule
+    return schedule
+
+
+def larger_bound(res: SolveResult, relaxation) -> tuple[float | None, str | None]:
+    """The larger of the solver's proven bound and the *relaxation* Result's lower bound (either
+    may be missing), with what it is: both bound OPT from below, so the larger is reported."""
+    found = []
+    if res.best_bound is not None:
+        found.append((res.best_bound, f"MIP dual bound ({res.solver})"))
+    if relaxation is not None and relaxation.lower_bound is not None:
+        found.append((relaxation.lower_bound, relaxation.bound_kind))
+    return max(found, key=lambda bk: bk[0]) if found else (None, None)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.algorithms import Result, register, run
 from schedrelax.instances import RelatedInstance, RelatedJob
 from schedrelax.models.queyranne import (
     LPScheduleSolution,
@@ -23,10 +23,25 @@ from schedrelax.models.queyranne import (
     lp_schedule_solution,
     smith_rule_lp,
 )
-from schedrelax.models.related_mip import build_related_mip, related_mip_solution, related_mip_start
+from schedrelax.models.related_mip import (
+    build_related_mip,
+    related_mip_solution,
+    related_mip_start,
+)
 from schedrelax.models.synchpack_lp import without_gc
-from schedrelax.rounding.exact import best_start, below, exact_outcome, exact_solver_options
-from schedrelax.schedulers.related_list import list_schedule, semi_active_schedule, topological_order
+from schedrelax.rounding.exact import (
+    below,
+    best_start,
+    exact_outcome,
+    exact_solver_options,
+    keep_cheaper,
+    larger_bound,
+)
+from schedrelax.schedulers.related_list import (
+    list_schedule,
+    semi_active_schedule,
+    topological_order,
+)
 from schedrelax.schedules import evaluate
 from schedrelax.solvers import cutting_planes, solve
 from schedrelax.solvers.result import SolveStatus
@@ -214,8 +229,8 @@ def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | No
 
 
 RELATED_STARTS = ("fifo", "huwf", "tetris", "identical-machine")
-"""The fast algorithms whose best schedule starts the related MIP (S-PC runs anyway for its bound
-and is a candidate too)."""
+"""The fast algorithms whose best schedule starts the related MIP; S-PC, which the MIP runs anyway
+for its LP-Schedule bound, is a candidate too."""
 
 
 @register("mip", "related", "exact disjunctive MIP: non-preemptive tasks, related machines, DAG, releases "
@@ -237,31 +252,29 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
 
         return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
     t0 = time.perf_counter()
+    relaxation = run("spc", instance, solver=solver)  # its LP-Schedule bound, and its schedule a candidate
     start = best_start(instance, RELATED_STARTS, solver=solver)
-    relaxation = spc(instance, solver=solver) if start is not None else None
-    lp_bound = relaxation.lower_bound if relaxation is not None else None
-    upper = start.objective if start is not None else None
-    model = build_related_mip(instance, upper_bound=upper, lower_bound=below(lp_bound))
-    warm = start is not None and related_mip_start(model, instance, start.schedule)
+    if start is None or relaxation.objective < start.objective:
+        start = relaxation
+    lp_bound = relaxation.lower_bound
+    model = build_related_mip(instance, upper_bound=start.objective, lower_bound=below(lp_bound))
+    warm = related_mip_start(model, instance, start.schedule)
     t1 = time.perf_counter()
     res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm,
                 **exact_solver_options(solver))
+    if not res.status.has_solution and res.status is not SolveStatus.LIMIT_NO_SOLUTION:
+        res.require_optimal()  # infeasible with a feasible start in hand is a model error: raise
+    solved = None
     if res.status.has_solution:
         sol = related_mip_solution(model)
         order = np.lexsort((np.arange(instance.n_tasks), sol.start))
-        schedule = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
-    elif start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION:
-        res.require_optimal()  # infeasible with a feasible start in hand is a model error: raise
-    if start is not None and (not res.status.has_solution
-                              or start.objective < evaluate(instance, schedule).objective):
-        schedule = start.schedule  # the solver did not keep (or reach) the start it was given
-    bound = max((b for b in (res.best_bound, lp_bound) if b is not None), default=None)
-    kind = None if bound is None else (f"MIP dual bound ({res.solver})" if bound == res.best_bound
-                                       else relaxation.bound_kind)
+        solved = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
+    schedule = keep_cheaper(instance, solved, start)
+    bound, kind = larger_bound(res, relaxation)
     outcome = exact_outcome(evaluate(instance, schedule).objective,
                             res.objective if res.objective is not None else float("inf"), bound, res)
-    outcome.update(start=start.algorithm if start is not None else None, warm_start=warm,
-                   start_objective=upper, relaxation_bound=lp_bound, horizon=model.horizon)
+    outcome.update(start=start.algorithm, warm_start=warm, start_objective=start.objective,
+                   relaxation_bound=lp_bound, horizon=model.horizon)
     return Result(algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind,
                   guarantee=1.0 if outcome["optimal"] else None,
                   timings={"start": t1 - t0, "solve": res.solve_seconds, "build": res.build_seconds},

@@ -44,8 +44,19 @@ from schedrelax.models.synchpack_lp import (
     interval_lp_solution,
     lp3_solution,
 )
-from schedrelax.rounding.exact import best_start, below, exact_outcome
-from schedrelax.rounding.matching import CopyGraph, cover_matching, interval_copy_graph, matched_pair
+from schedrelax.rounding.exact import (
+    below,
+    best_start,
+    exact_outcome,
+    keep_cheaper,
+    larger_bound,
+)
+from schedrelax.rounding.matching import (
+    CopyGraph,
+    cover_matching,
+    interval_copy_graph,
+    matched_pair,
+)
 from schedrelax.rounding.slow_motion import (
     Timeline,
     best_stretch,
@@ -448,18 +459,12 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     warm = start is not None and packing_mip_start(model, start.schedule)
     t1 = time.perf_counter()
     res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm)
-    if res.status.has_solution:
-        schedule = packing_mip_schedule(model)
-    elif start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION:
+    if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
-    if start is not None and (not res.status.has_solution
-                              or start.objective < evaluate(instance, schedule).objective):
-        schedule = start.schedule  # the solver did not keep (or reach) the start it was given
+    schedule = keep_cheaper(instance, packing_mip_schedule(model) if res.status.has_solution else None, start)
     # Slotted preemption is a restriction of continuous-time preemption: no bound on OPT from it.
-    bound = None if preemptive else max((b for b in (res.best_bound, lp_bound) if b is not None), default=None)
-    kind = None if bound is None else (f"MIP dual bound ({res.solver})" if bound == res.best_bound
-                                       else relaxation.bound_kind)
+    bound, kind = (None, None) if preemptive else larger_bound(res, relaxation)
     outcome = exact_outcome(evaluate(instance, schedule).objective,
                             res.objective if res.objective is not None else float("inf"), bound, res,
                             exact=not preemptive)

@@ -120,4 +120,6 @@ def test_a_time_limit_keeps_at_least_the_start():
     inst = generate("related", None, seed=0)  # 8 jobs: not proven within 0.3 s
     res = run("mip", inst, time_limit=0.3)
     assert res.info["start"] is not None and res.objective <= res.info["start_objective"] * (1 + 1e-9)
+    for name in ("spc", "fifo", "huwf", "tetris", "identical-machine"):  # the start is the cheapest of these
+        assert res.info["start_objective"] <= run(name, inst).objective * (1 + 1e-12), name
     assert res.status in ("optimal", "feasible") and res.lower_bound <= res.objective * (1 + 1e-9)

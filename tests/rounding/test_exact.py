@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from schedrelax.rounding.exact import exact_outcome
+from schedrelax.rounding.exact import exact_outcome, larger_bound
 from schedrelax.solvers.result import SolveResult, SolveStatus
 
 
@@ -41,3 +41,15 @@ def test_a_solver_optimum_within_a_requested_gap_is_not_called_optimal():
     # mip_gap=0.1: the back end reports OPTIMAL with a 10 % gap; the schedule is not proven optimal.
     out = exact_outcome(11.0, 11.0, 10.0, _res(SolveStatus.OPTIMAL, 11.0, 10.0))
     assert not out["optimal"] and out["status"] == "feasible"
+
+
+def test_the_larger_of_the_solver_and_relaxation_bounds_is_reported_with_its_name():
+    from types import SimpleNamespace
+
+    lp2 = SimpleNamespace(lower_bound=7.0, bound_kind="LP2 optimum (paper 003 §4)")
+    assert larger_bound(_res(SolveStatus.FEASIBLE, 10.0, 6.5), lp2) == (7.0, "LP2 optimum (paper 003 §4)")
+    assert larger_bound(_res(SolveStatus.FEASIBLE, 10.0, 8.0), lp2) == (8.0, "MIP dual bound (highs)")
+    assert larger_bound(_res(SolveStatus.FEASIBLE, 10.0, 8.0), None) == (8.0, "MIP dual bound (highs)")
+    no_bound = SolveResult(status=SolveStatus.LIMIT_NO_SOLUTION, objective=None, best_bound=None, build_seconds=0.0,
+                           solve_seconds=0.0, solver="highs", solver_version="test", message="")
+    assert larger_bound(no_bound, SimpleNamespace(lower_bound=None, bound_kind=None)) == (None, None)
