@@ -128,6 +128,117 @@ def write_differences(out_dir: Path, name: str, lines: Sequence[str]) -> Path:
     return path
 
 
+SIDE_BY_SIDE = "{name}_side_by_side.csv"
+"""The file (in a reproduction's folder) with its numbers in three columns: the paper's, ours with
+the paper's baselines and calibrated setup, ours with our defaults (:func:`write_side_by_side`)."""
+
+GAP_FLAG = 0.10
+"""A calibrated number further than this (relative) from the paper's needs a measured cause."""
+
+UNEXPLAINED = "unexplained"
+"""The cause of a gap no measurement has explained yet (the report says so rather than guess)."""
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """One number of a paper's table or figure, in the three columns of the reports.
+
+    *item*: where in the paper ("Table 1", "Fig. 4(a)"); *quantity*: what the number is
+    ("SynchPack-2 / LP2", "FIFO / lower bound, completion time"); *paper*: the paper's value as its
+    text states it (a string: "2.87-2.98", "≈ 21 %"), with *paper_low* / *paper_high* its numeric
+    range (equal for a single number; None when the paper gives no number, e.g. only a figure);
+    *calibrated*: ours with the paper's baselines and the ``paper-fit`` setup; *default*: ours with
+    the package's own baselines and default setup (None: not run in that column, say why in
+    *cause*); *cause*: one line for a remaining gap between the paper and *calibrated*, measured
+    (what was changed and what it moved), or :data:`UNEXPLAINED`. *percent*: the values are
+    fractions shown as percentages (gains), else plain numbers.
+    """
+
+    item: str
+    quantity: str
+    paper: str
+    paper_low: float | None
+    paper_high: float | None
+    calibrated: float | None
+    default: float | None
+    cause: str = ""
+    percent: bool = False
+
+    def __post_init__(self) -> None:
+        if (self.paper_low is None) != (self.paper_high is None):
+            raise ValueError(f"{self.item} / {self.quantity}: paper_low and paper_high must both be given or both None")
+        if self.paper_low is not None and self.paper_low > self.paper_high:
+            raise ValueError(f"{self.item} / {self.quantity}: paper_low {self.paper_low} > paper_high {self.paper_high}")
+
+    @property
+    def gap(self) -> float | None:
+        """The relative distance of *calibrated* from the paper's range: 0 inside it, else
+        |calibrated - nearest end| / |nearest end| (None when either side has no number; for
+        percentages, the distance in percentage points / 100, as a fraction)."""
+        if self.paper_low is None or self.calibrated is None:
+            return None
+        x = self.calibrated
+        if self.paper_low <= x <= self.paper_high:
+            return 0.0
+        end = self.paper_low if x < self.paper_low else self.paper_high
+        if self.percent:
+            return abs(x - end)
+        return abs(x - end) / abs(end) if end != 0 else float("inf")
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the gap exceeds :data:`GAP_FLAG` (the report then needs its cause)."""
+        gap = self.gap
+        return gap is not None and gap > GAP_FLAG
+
+    def shown(self, value: float | None) -> str:
+        if value is None:
+            return MISSING
+        return f"{value:.0%}" if self.percent else f"{value:.3g}"
+
+
+SIDE_BY_SIDE_FIELDS = ("item", "quantity", "paper", "paper_low", "paper_high", "calibrated", "default", "gap",
+                       "cause", "percent")
+
+
+def write_side_by_side(out_dir: Path, name: str, rows: Sequence[PaperRow]) -> Path:
+    """Write ``<name>_side_by_side.csv`` (one :class:`PaperRow` per line, with its gap) into
+    *out_dir*; the index of ``reproduce all`` shows it as the three-column table. A flagged row
+    (gap > :data:`GAP_FLAG`) without a cause is an error: name the cause, or say
+    :data:`UNEXPLAINED`."""
+    for r in rows:
+        if r.flagged and not r.cause.strip():
+            raise ValueError(f"{name}: {r.item} / {r.quantity}: calibrated {r.calibrated} is {r.gap:.0%} from the "
+                             f"paper's {r.paper}; give its measured cause or {UNEXPLAINED!r}")
+    path = Path(out_dir) / SIDE_BY_SIDE.format(name=name)
+    return write_csv(path, [{**{f: getattr(r, f) for f in SIDE_BY_SIDE_FIELDS if f != "gap"}, "gap": r.gap}
+                            for r in rows], fields=SIDE_BY_SIDE_FIELDS)
+
+
+def read_side_by_side(path: Path) -> list[PaperRow]:
+    """The rows :func:`write_side_by_side` wrote."""
+    def num(text: str) -> float | None:
+        return None if text in ("", "None") else float(text)
+
+    with Path(path).open(newline="") as fh:
+        return [PaperRow(r["item"], r["quantity"], r["paper"], num(r["paper_low"]), num(r["paper_high"]),
+                         num(r["calibrated"]), num(r["default"]), r["cause"], r["percent"] == "True")
+                for r in csv.DictReader(fh)]
+
+
+def side_by_side_markdown(rows: Sequence[PaperRow]) -> str:
+    """The three-column table: paper | ours, paper's baselines + paper-fit setup | ours, defaults |
+    cause of the remaining gap (flagged rows, more than :data:`GAP_FLAG` from the paper, in bold)."""
+    lines = ["| item | quantity | paper | ours: paper's baselines, paper-fit setup | ours: defaults | "
+             "gap | cause of the remaining gap |",
+             "|---|---|---|---:|---:|---:|---|"]
+    for r in rows:
+        gap = MISSING if r.gap is None else (f"**{r.gap:.0%}**" if r.flagged else f"{r.gap:.0%}")
+        lines.append(f"| {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper) or MISSING} | "
+                     f"{r.shown(r.calibrated)} | {r.shown(r.default)} | {gap} | {_cell(r.cause) or '-'} |")
+    return "\n".join(lines) + "\n"
+
+
 def google_trace(path: str | Path | None = None) -> tuple[Path | None, str]:
     """The Google 2011 ``task_events`` file to run on and where it was found, or None and why not.
 
