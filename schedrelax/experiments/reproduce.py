@@ -431,9 +431,44 @@ def index_markdown(out: Path, outcomes: Sequence[Outcome], specs: dict[str, Repr
         lines.append(f"| [{o.name}](#{_anchor(o.name)}) | {_cell(spec.paper) or '-'} | {status} | {o.seconds:.1f} "
                      f"| {report} | {_cell(why)} |")
     lines.append("")
+    lines += _flagged_section(outcomes)
     for o in outcomes:
         lines += _section(out, o, specs[o.name])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _side_by_side(o: Outcome) -> list[PaperRow] | None:
+    """The reproduction's three-column rows (None if it wrote no ``<name>_side_by_side.csv``)."""
+    path = o.folder / SIDE_BY_SIDE.format(name=o.name)
+    return read_side_by_side(path) if o.status == "ok" and path.exists() else None
+
+
+def _flagged_section(outcomes: Sequence[Outcome]) -> list[str]:
+    """Every row whose calibrated number is more than :data:`GAP_FLAG` from the paper's, with its
+    cause, across all reproductions; and which reproductions wrote no three-column table."""
+    flagged, without = [], []
+    for o in outcomes:
+        rows = _side_by_side(o)
+        if rows is None:
+            if o.status == "ok":
+                without.append(o.name)
+            continue
+        flagged += [(o.name, r) for r in rows if r.flagged]
+    lines = [f"## Where ours (the paper's baselines, paper-fit setup) differ from the paper's by more than "
+             f"{GAP_FLAG:.0%}", ""]
+    if flagged:
+        lines += ["| reproduction | item | quantity | paper | ours, calibrated | gap | cause |",
+                  "|---|---|---|---|---:|---:|---|"]
+        lines += [f"| [{name}](#{_anchor(name)}) | {_cell(r.item)} | {_cell(r.quantity)} | {_cell(r.paper)} | "
+                  f"{r.shown(r.calibrated)} | {r.gap:.0%} | {_cell(r.cause)} |" for name, r in flagged]
+        unexplained = sum(r.cause.strip().lower() == UNEXPLAINED for _, r in flagged)
+        lines += ["", f"{len(flagged)} row(s), {unexplained} of them {UNEXPLAINED}.", ""]
+    else:
+        lines += ["None: every number the reproductions put beside a paper's is within "
+                  f"{GAP_FLAG:.0%} of it (or the paper states none).", ""]
+    if without:
+        lines += [f"No three-column table from: {', '.join(without)}.", ""]
+    return lines
 
 
 def _differences(o: Outcome) -> list[str]:
@@ -469,7 +504,7 @@ def _section(out: Path, o: Outcome, spec: ReproductionSpec) -> list[str]:
                   f"{_link(o.folder / 'output.log', out)}.", ""]
         return lines
     files = sorted(p for p in o.folder.iterdir() if p.is_file())
-    embedded = (f"{o.name}_vs_paper.md", DIFFERENCES.format(name=o.name))
+    embedded = (f"{o.name}_vs_paper.md", DIFFERENCES.format(name=o.name), SIDE_BY_SIDE.format(name=o.name))
     tables = [p for p in files if p.suffix in (".csv", ".md") and p != o.report and p.name not in embedded]
     plots = [p for p in files if p.suffix in (".png", ".svg", ".pdf")]
     report = _link(o.report, out) if _inside(o.report, out) else f"`{o.report}`"
@@ -485,6 +520,11 @@ def _section(out: Path, o: Outcome, spec: ReproductionSpec) -> list[str]:
     if differences:
         lines += ["Why our numbers differ from the paper's (from the reproduction's report):", ""]
         lines += [f"- {d}" for d in differences] + [""]
+    rows = _side_by_side(o)
+    if rows is not None:
+        lines += ["Three columns: the paper's number; ours with the paper's baselines and the `paper-fit` setup; "
+                  f"ours with the package's defaults. A gap over {GAP_FLAG:.0%} (bold) has its measured cause.", "",
+                  side_by_side_markdown(rows)]
     if comparison.exists():
         lines += [_demote(comparison.read_text().strip()), ""]
     else:

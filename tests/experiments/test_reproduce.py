@@ -174,3 +174,55 @@ def test_write_csv_header_extra_keys_and_chosen_fields(tmp_path):
         write_csv(tmp_path / "b.csv", [{"x": 1}, {"x": 2, "z": 3}])
     path = write_csv(tmp_path / "c.csv", [{"x": 1, "big": [1, 2]}], fields=["x"])
     assert path.read_text().splitlines() == ["x", "1"]
+
+
+def test_paper_row_gap_is_the_distance_to_the_papers_range():
+    # Inside the range: 0. Below 2.87 at 2.16: (2.87 - 2.16) / 2.87 = 0.2474. Above 2.98 at 3.1:
+    # 0.12 / 2.98 = 0.0403 (not flagged). Percentages: gain 0.10 against 0.33-1.32 is 23 points.
+    assert rep.PaperRow("T1", "SP2/LP2", "2.87-2.98", 2.87, 2.98, 2.9, 2.5).gap == 0.0
+    low = rep.PaperRow("T1", "SP2/LP2", "2.87-2.98", 2.87, 2.98, 2.16, 2.5, cause="shift-back")
+    assert low.gap == pytest.approx(0.71 / 2.87) and low.flagged
+    high = rep.PaperRow("T1", "SP2/LP2", "2.87-2.98", 2.87, 2.98, 3.1, None)
+    assert high.gap == pytest.approx(0.12 / 2.98) and not high.flagged
+    gain = rep.PaperRow("Fig. 4(a)", "gain", "33-132 %", 0.33, 1.32, 0.10, -0.09, "x", percent=True)
+    assert gain.gap == pytest.approx(0.23) and gain.flagged
+    assert rep.PaperRow("Fig. 9", "only a figure", "", None, None, 1.5, 1.4).gap is None
+    with pytest.raises(ValueError, match="paper_low 3 > paper_high 2"):
+        rep.PaperRow("x", "y", "", 3, 2, 1.0, 1.0)
+    with pytest.raises(ValueError, match="both be given"):
+        rep.PaperRow("x", "y", "", 3, None, 1.0, 1.0)
+
+
+def test_side_by_side_needs_a_cause_for_a_flagged_row_and_round_trips(tmp_path):
+    rows = [rep.PaperRow("Table 1", "FIFO / LB", "2.07", 2.07, 2.07, 1.86, 1.85, rep.UNEXPLAINED),
+            rep.PaperRow("Fig. 4(a)", "gain", "33-132 %", 0.33, 1.32, 0.5, None, "", percent=True)]
+    path = rep.write_side_by_side(tmp_path, "alpha", rows)
+    assert path.name == "alpha_side_by_side.csv"
+    assert rep.read_side_by_side(path) == rows
+    with pytest.raises(ValueError, match="Table 1 / FIFO / LB: calibrated 1.86 is 10% from"):
+        rep.write_side_by_side(tmp_path, "alpha", [rep.PaperRow("Table 1", "FIFO / LB", "2.07", 2.07, 2.07, 1.86,
+                                                                 1.85)])
+    text = rep.side_by_side_markdown(rows)
+    assert "| Table 1 | FIFO / LB | 2.07 | 1.86 | 1.85 | **10%** | unexplained |" in text
+    assert "| Fig. 4(a) | gain | 33-132 % | 50% | — | 0% | - |" in text
+
+
+def test_the_index_lists_every_flagged_row_with_its_cause(tmp_path, fakes, monkeypatch):
+    alpha = rep.REPRODUCTIONS["alpha"].fn
+
+    def with_rows(out_dir, *, quick, seed):
+        rep.write_side_by_side(out_dir, "alpha", [
+            rep.PaperRow("Table 9", "FIFO / LB", "2.07", 2.07, 2.07, 1.50, 1.40, "FIFO's ties measured: -0.4"),
+            rep.PaperRow("Table 9", "Fair / LB", "2.10", 2.10, 2.10, 2.05, 1.99)])
+        return alpha(out_dir, quick=quick, seed=seed)
+
+    monkeypatch.setitem(rep.REPRODUCTIONS, "alpha", rep.ReproductionSpec("alpha", with_rows, "works", (),
+                                                                         "900 Fake §1"))
+    index, _ = rep.reproduce_all(tmp_path, quick=True, echo=None)
+    text = index.read_text()
+    # (2.07 - 1.50) / 2.07 = 27.5 % -> flagged; Fair's 2.4 % is not.
+    assert "| [alpha](#reproduction-alpha) | Table 9 | FIFO / LB | 2.07 | 1.5 | 28% | FIFO's ties measured: -0.4 |" \
+        in text
+    assert "1 row(s), 0 of them unexplained." in text
+    assert "No three-column table from: gamma." in text
+    assert "| Table 9 | Fair / LB | 2.10 | 2.05 | 1.99 | 2% | - |" in text  # the section's own table
