@@ -47,9 +47,10 @@ from dataclasses import dataclass
 import networkx as nx
 import numpy as np
 import pyomo.environ as pyo
+import scipy.sparse as sp
 from pyomo.common.gc_manager import PauseGC
-from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
+from schedrelax._matrix import MatrixProgram, ProgramBuilder, to_pyomo
 from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MalleableInstance
 from schedrelax.schedulers.chains import Chains, completion_lower_bounds, flow_chains
@@ -205,68 +206,70 @@ def build_flowflex_lp(instance: MalleableInstance, *, intervals: str = "geometri
     fractions every chain's row is O(1) whatever its size, so each chain's flow is resolved to
     the tolerance relative to its own volume (:func:`flowflex_lp_solution` checks it).
     """
+    program = flowflex_program(instance, intervals=intervals, epsilon=epsilon, unit=unit, merge=merge, chains=chains,
+                               network=network)
+    with PauseGC():
+        m = to_pyomo(program)
+    m.network, m.flow_unit = program.meta.network, program.meta.flow_unit
+    return m
+
+
+@dataclass(frozen=True)
+class FlowLayout:
+    """What :func:`flowflex_lp_solution` needs of a flow LP: its network and flow unit Σ_j V_j."""
+
+    network: FlowNetwork
+    flow_unit: float
+
+
+def flowflex_program(instance: MalleableInstance, *, intervals: str = "geometric", epsilon: float | None = None,
+                     unit: float = 1.0, merge: bool = True, chains: Chains | None = None,
+                     network: FlowNetwork | None = None) -> MatrixProgram:
+    """The flow LP of :func:`build_flowflex_lp` as arrays (:class:`schedrelax._matrix.MatrixProgram`,
+    columns x, z, y; rows supply, balance), for solvers that take matrices directly."""
     net = network if network is not None else flow_network(
         instance, intervals=intervals, epsilon=epsilon, unit=unit, merge=merge, chains=chains)
-    m = pyo.ConcreteModel(name="flowflex min-cost flow")
-    A, R = net.n_arcs, net.n_intervals
+    A, R, J = net.n_arcs, net.n_intervals, net.n_chains
     unit_of_flow = float(net.volume.sum())
-    capacity = (net.capacity / unit_of_flow).tolist()
-    with PauseGC():
-        m.x = pyo.Var(range(A), domain=pyo.NonNegativeReals)
-        m.z = pyo.Var(range(R), domain=pyo.NonNegativeReals, bounds=lambda _, ell: (0.0, capacity[ell]))
-        m.y = pyo.Var(range(R - 1), domain=pyo.NonNegativeReals)
-    x = [m.x[e] for e in range(A)]
-    z = [m.z[ell] for ell in range(R)]
-    y = [m.y[ell] for ell in range(R - 1)]
-
-    cut = np.searchsorted(net.arc_chain, np.arange(net.n_chains + 1)).tolist()
-    # Each arc's share of its chain's volume, in flow units, in the balance rows.
-    share = (net.volume[net.arc_chain] / unit_of_flow).tolist()
-
-    # Rows are LinearExpressions over the variables themselves (coefficient 1) and monomials:
-    # Pyomo then skips building and walking a general expression per term.
-    def supply(_, j):
-        return LinearExpression(x[cut[j]:cut[j + 1]]) == 1.0
-
-    by_interval = np.argsort(net.arc_interval, kind="stable")
-    icut = np.searchsorted(net.arc_interval[by_interval], np.arange(R + 1)).tolist()
-    into = by_interval.tolist()
-
-    def balance(_, ell):
-        terms = [MonomialTermExpression((share[e], x[e])) for e in into[icut[ell]:icut[ell + 1]]]
-        if ell + 1 < R:  # E_4 from b_{ℓ+1}
-            terms.append(y[ell])
-        if ell > 0:  # E_4 to b_{ℓ-1}
-            terms.append(MonomialTermExpression((-1.0, y[ell - 1])))
-        terms.append(MonomialTermExpression((-1.0, z[ell])))
-        return LinearExpression(terms) == 0.0
-
-    # The model is hundreds of thousands of small objects that hold no cycles: pausing the
-    # cyclic garbage collector while they are made saves it from scanning them again and again.
-    with PauseGC():
-        m.supply = pyo.Constraint(range(net.n_chains), rule=supply)
-        m.balance = pyo.Constraint(range(R), rule=balance)
-        m.cost = pyo.Objective(expr=LinearExpression(
-            constant=0, linear_coefs=(net.arc_cost * net.volume[net.arc_chain]).tolist(), linear_vars=x))
-    m.network = net
-    m.flow_unit = unit_of_flow
-    return m
+    b = ProgramBuilder("flowflex min-cost flow")
+    ox = b.var("x", A, 0.0, np.inf)
+    oz = b.var("z", R, 0.0, net.capacity / unit_of_flow)
+    oy = b.var("y", R - 1, 0.0, np.inf)
+    n = oy + R - 1
+    arcs = np.arange(A)
+    # supply[j]: Σ_e x[e] over the arcs of a_j = 1
+    b.rows("supply", sp.csr_array((np.ones(A), (net.arc_chain, ox + arcs)), shape=(J, n)), 1.0, 1.0)
+    # balance[ℓ]: Σ_{e into b_ℓ} share_e x[e] + y[ℓ] - y[ℓ-1] - z[ℓ] = 0, share_e = V_j / Σ V
+    # (each arc's share of its chain's volume, in flow units)
+    share = net.volume[net.arc_chain] / unit_of_flow
+    ell = np.arange(R)
+    rows = np.concatenate([net.arc_interval, ell[:-1], ell[1:], ell])
+    cols = np.concatenate([ox + arcs, oy + ell[:-1], oy + ell[:-1], oz + ell])
+    vals = np.concatenate([share, np.ones(R - 1), -np.ones(R - 1), -np.ones(R)])
+    b.rows("balance", sp.csr_array((vals, (rows, cols)), shape=(R, n)), 0.0, 0.0)
+    b.objective(ox + arcs, net.arc_cost * net.volume[net.arc_chain])
+    return b.finish(FlowLayout(net, unit_of_flow))
 
 
 SUPPLY_TOL = 1e-6
 """How far a solved chain's fractions may add up from 1 (solver tolerance, relative to V_j)."""
 
 
-def flowflex_lp_solution(model: pyo.ConcreteModel) -> FlowSolution:
-    """The flow on every E_2 arc after a solve of :func:`build_flowflex_lp`'s model.
+def flowflex_lp_solution(model) -> FlowSolution:
+    """The flow on every E_2 arc after a solve of :func:`build_flowflex_lp`'s model (or of
+    :func:`flowflex_program`, given its :func:`schedrelax.solvers.solve_program` solution).
 
     Each chain's fractions are what the solver returned, made >= 0 and scaled to add up to
     exactly 1 (they do up to the solver's tolerance), so every chain routes exactly V_j. A chain
     whose fractions miss 1 by more than :data:`SUPPLY_TOL` raises NoOptimalSolutionError naming
     it: the solve did not deliver a flow of the network.
     """
-    net: FlowNetwork = model.network
-    frac = np.fromiter((v.value or 0.0 for v in model.x.values()), dtype=float, count=net.n_arcs)
+    if isinstance(model, pyo.Block):
+        net: FlowNetwork = model.network
+        frac = np.fromiter((v.value or 0.0 for v in model.x.values()), dtype=float, count=net.n_arcs)
+    else:  # the solution of flowflex_program (schedrelax.solvers.solve_program)
+        net = model.program.meta.network
+        frac = model.value("x")
     return _routed(net, np.maximum(frac, 0.0), "the LP solution")
 
 

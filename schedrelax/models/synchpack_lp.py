@@ -46,7 +46,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -54,6 +54,7 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
+from schedrelax._matrix import MatrixProgram, ProgramBuilder, to_pyomo
 from schedrelax.instances import PackingInstance
 
 FORMULATIONS = ("sparse", "plain")
@@ -209,8 +210,14 @@ def build_lp1(instance: PackingInstance, *, eps: float = 1.0, unit: float | None
     processing time for l = 0) is below the true completion time. The objective Σ w_j C_j is in
     the instance's time unit. See the module docstring for the grid, releases and formulations.
     """
-    with without_gc():
-        return _build_interval_lp(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated)
+    return _model(lp1_program(instance, eps=eps, unit=unit, formulation=formulation, drop_dominated=drop_dominated))
+
+
+def lp1_program(instance: PackingInstance, *, eps: float = 1.0, unit: float | None = None,
+                formulation: str = "sparse", drop_dominated: bool = True) -> MatrixProgram:
+    """LP1 as arrays (:class:`schedrelax._matrix.MatrixProgram`): the rows :func:`build_lp1`'s
+    Pyomo model is made of, for solvers that take matrices (HiGHS without Pyomo in between)."""
+    return _interval_program(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated)
 
 
 def build_lp2(instance: PackingInstance, *, unit: float | None = None,
@@ -224,12 +231,22 @@ def build_lp2(instance: PackingInstance, *, unit: float | None = None,
     by d_l ran p^i <= d_l - r_j; (9d) since every task completed on i by d_l put all its volume
     on i before d_l; (9f)-(9h) as in LP1. The dropped variables are not created at all.
     """
+    return _model(lp2_program(instance, unit=unit, formulation=formulation, drop_dominated=drop_dominated))
+
+
+def lp2_program(instance: PackingInstance, *, unit: float | None = None,
+                formulation: str = "sparse", drop_dominated: bool = True) -> MatrixProgram:
+    """LP2 as arrays (see :func:`lp1_program`)."""
+    return _interval_program(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated)
+
+
+def _model(program: MatrixProgram) -> pyo.ConcreteModel:
     with without_gc():
-        return _build_interval_lp(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated)
+        return to_pyomo(program)
 
 
-def _build_interval_lp(instance: PackingInstance, grid: IntervalGrid, lp: str, formulation: str,
-                       drop_dominated: bool) -> pyo.ConcreteModel:
+def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, formulation: str,
+                      drop_dominated: bool) -> MatrixProgram:
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}; got {formulation!r}")
     d, L = grid.d, grid.L
@@ -256,16 +273,13 @@ def _build_interval_lp(instance: PackingInstance, grid: IntervalGrid, lp: str, f
     job_first = np.zeros(nJ, dtype=np.int64)
     np.maximum.at(job_first, task_job, task_first)
 
-    m = pyo.ConcreteModel(name=f"SynchPack {lp} ({formulation})")
-    m.z = pyo.Var(range(len(zq)), bounds=(0, None))
-    for k in np.flatnonzero(zl < allowed[zq]).tolist():
-        m.z[k].setub(0)
+    m = ProgramBuilder(f"SynchPack {lp} ({formulation})")
+    m.var("z", len(zq), 0.0, np.where(zl < allowed[zq], 0.0, np.inf))
     builder = _sparse_rows if formulation == "sparse" else _plain_rows
     x_job, x_l = builder(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first)
-    m.layout = IntervalLayout(lp=lp, formulation=formulation, grid=grid, pairs=pairs, pair_task=qt, pair_machine=qm,
-                              pair_time=qp, z_pair=zq, z_l=zl, x_job=x_job, x_l=x_l,
-                              weights=np.asarray(instance.weights, dtype=float))
-    return m
+    return m.finish(IntervalLayout(lp=lp, formulation=formulation, grid=grid, pairs=pairs, pair_task=qt,
+                                   pair_machine=qm, pair_time=qp, z_pair=zq, z_l=zl, x_job=x_job, x_l=x_l,
+                                   weights=np.asarray(instance.weights, dtype=float)))
 
 
 def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first):
@@ -315,23 +329,12 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     X_index = np.full((nJ, L + 1), -1)
     X_index[X_j, X_l] = np.arange(len(X_j))
 
-    m.F = pyo.Var(range(len(Ft)))
-    for k, (lo, hi) in enumerate(zip(F_lo.tolist(), F_hi.tolist())):
-        m.F[k].setlb(lo)
-        m.F[k].setub(hi)
-    m.S = pyo.Var(range(len(S_t)), bounds=(0, None))
-    for k, b in enumerate(np.maximum(d[S_l] - r_task[S_t], 0.0).tolist()):
-        m.S[k].setub(b)
-    m.V = pyo.Var(range(len(V_i)), bounds=(0, None))
-    for k, b in enumerate((caps[V_i] * d[V_l]).tolist()):
-        m.V[k].setub(b)
-    m.X = pyo.Var(range(len(X_j)), bounds=(0, 1))
-
-    cols = [*m.z.values(), *m.F.values(), *m.S.values(), *m.V.values(), *m.X.values()]
-    oz, oF = 0, len(zq)
-    oS = oF + len(Ft)
-    oV = oS + len(S_t)
-    oX = oV + len(V_i)
+    oz = 0
+    oF = m.var("F", len(Ft), F_lo, F_hi)
+    oS = m.var("S", len(S_t), 0.0, np.maximum(d[S_l] - r_task[S_t], 0.0))
+    oV = m.var("V", len(V_i), 0.0, caps[V_i] * d[V_l])
+    oX = m.var("X", len(X_j), 0.0, 1.0)
+    n_cols = oX + len(X_j)
     nz = len(zq)
 
     def running_sum(index, owner, level, z_owner, z_coef, offset):
@@ -347,24 +350,24 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
         rows.append(target[keep])
         cols_.append(oz + np.arange(nz)[keep])
         vals.append(z_coef[keep])
-        A = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols_))), shape=(n, len(cols)))
+        A = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols_))), shape=(n, n_cols))
         return A, np.zeros(n)
 
     A, b = running_sum(F_index, Ft, Fl, zt, np.ones(nz), oF)
-    add_linear_rows(m, "fraction_done", A, cols, b, b)
+    m.rows("fraction_done", A, b, b)
     if len(S_t):
         A, b = running_sum(S_index, S_t, S_l, zt, qp[zq], oS)
-        add_linear_rows(m, "time_done", A, cols, b, b)
+        m.rows("time_done", A, b, b)
     A, b = running_sum(V_index, V_i, V_l, qm[zq], (qa * qp)[zq], oV)
-    add_linear_rows(m, "volume_done", A, cols, b, b)
+    m.rows("volume_done", A, b, b)
 
     # x >= 0: X nondecreasing in l (X[j, L] = 1 is the constant bound of X[j, L-1] <= 1).
     mono = (X_l > job_first[X_j])
     k = np.flatnonzero(mono)
     A = sp.csr_array((np.r_[np.ones(len(k)), -np.ones(len(k))],
                       (np.r_[np.arange(len(k)), np.arange(len(k))], np.r_[oX + k, oX + X_index[X_j[k], X_l[k] - 1]])),
-                     shape=(len(k), len(cols)))
-    add_linear_rows(m, "x_nonnegative", A, cols, np.zeros(len(k)), np.full(len(k), np.inf))
+                     shape=(len(k), n_cols))
+    m.rows("x_nonnegative", A, np.zeros(len(k)), np.full(len(k), np.inf))
 
     # (9f): F[t, l] - X[j, l] >= 0 for every task t of j.
     row_t, row_l = flat_ranges(job_first[task_job], np.full(nT, L - 1))
@@ -372,14 +375,13 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     A = sp.csr_array((np.r_[-np.ones(n9f), np.ones(n9f)],
                       (np.r_[np.arange(n9f), np.arange(n9f)],
                        np.r_[oX + X_index[task_job[row_t], row_l], oF + F_index[row_t, row_l]])),
-                     shape=(n9f, len(cols)))
-    add_linear_rows(m, "job_done_by_task", A, cols, np.zeros(n9f), np.full(n9f, np.inf))
+                     shape=(n9f, n_cols))
+    m.rows("job_done_by_task", A, np.zeros(n9f), np.full(n9f, np.inf))
 
     # Σ_j w_j C_j with C_j = left_L - Σ_{l<L} (left_{l+1} - left_l) X[j, l] (eq. 9g by parts).
     w = np.asarray(instance.weights, dtype=float)
     coef = -w[X_j] * (left[X_l + 1] - left[X_l])
-    m.objective = pyo.Objective(expr=LinearExpression(constant=float(w.sum() * left[L]), linear_coefs=coef.tolist(),
-                                                      linear_vars=list(m.X.values())))
+    m.objective(oX + np.arange(len(X_j)), coef, float(w.sum() * left[L]))
     return X_j, X_l
 
 
@@ -393,44 +395,43 @@ def _plain_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_firs
     nz = len(zq)
     x_j, x_l = flat_ranges(np.zeros(nJ, dtype=np.int64), np.full(nJ, L))
     x_index = x_j * (L + 1) + x_l
-    m.x = pyo.Var(range(len(x_j)), bounds=(0, None))
-    m.C = pyo.Var(range(nJ))
-    cols = [*m.z.values(), *m.x.values(), *m.C.values()]
-    ox, oC = nz, nz + len(x_j)
+    ox = m.var("x", len(x_j), 0.0, np.inf)
+    oC = m.var("C", nJ)
+    n_cols = oC + nJ
 
     def cumulative(owner_of_col, level_of_col, col_ids, coef, n_owner):
         """Rows (owner, l), l = 0..L, summing coef·col over the owner's columns with level <= l."""
         reps = L - level_of_col + 1
         rr = np.repeat(owner_of_col * (L + 1), reps) + flat_ranges(level_of_col, np.full(len(level_of_col), L))[1]
         return sp.csr_array((np.repeat(coef, reps), (rr, np.repeat(col_ids, reps))),
-                            shape=(n_owner * (L + 1), len(cols)))
+                            shape=(n_owner * (L + 1), n_cols))
 
     # (9b)
-    A = sp.csr_array((np.ones(nz), (zt, np.arange(nz))), shape=(nT, len(cols)))
-    add_linear_rows(m, "task_processed", A, cols, np.ones(nT), np.ones(nT))
+    A = sp.csr_array((np.ones(nz), (zt, np.arange(nz))), shape=(nT, n_cols))
+    m.rows("task_processed", A, np.ones(nT), np.ones(nT))
     # (9c)
     A = cumulative(zt, zl, np.arange(nz), qp[zq], nT)
     rhs = np.maximum(d[None, :] - r_task[:, None], 0.0).ravel()
     keep = np.flatnonzero(np.diff(A.indptr) > 0)
-    add_linear_rows(m, "task_time", A[keep], cols, np.full(len(keep), -np.inf), rhs[keep])
+    m.rows("task_time", A[keep], np.full(len(keep), -np.inf), rhs[keep])
     # (9d)
     A = cumulative(qm[zq], zl, np.arange(nz), (qa * qp)[zq], M)
     rhs = (caps[:, None] * d[None, :]).ravel()
     keep = np.flatnonzero(np.diff(A.indptr) > 0)
-    add_linear_rows(m, "machine_volume", A[keep], cols, np.full(len(keep), -np.inf), rhs[keep])
+    m.rows("machine_volume", A[keep], np.full(len(keep), -np.inf), rhs[keep])
     # (9f): Σ_{l'<=l} x[j, l'] - Σ_{l'<=l} Σ_i z[t, i, l'] <= 0 for each task t of job j
     Ax = cumulative(x_j, x_l, ox + np.arange(len(x_j)), np.ones(len(x_j)), nJ)[
         (task_job[:, None] * (L + 1) + np.arange(L + 1)[None, :]).ravel()]
     Az = cumulative(zt, zl, np.arange(nz), np.ones(nz), nT)
-    add_linear_rows(m, "job_done_by_task", Ax - Az, cols, np.full(nT * (L + 1), -np.inf), np.zeros(nT * (L + 1)))
+    m.rows("job_done_by_task", Ax - Az, np.full(nT * (L + 1), -np.inf), np.zeros(nT * (L + 1)))
     # (9g) and (9h)
     A = sp.csr_array((np.r_[np.ones(nJ), -left[x_l]],
-                      (np.r_[np.arange(nJ), x_j], np.r_[oC + np.arange(nJ), ox + x_index])), shape=(nJ, len(cols)))
-    add_linear_rows(m, "completion", A, cols, np.zeros(nJ), np.zeros(nJ))
-    A = sp.csr_array((np.ones(len(x_j)), (x_j, ox + x_index)), shape=(nJ, len(cols)))
-    add_linear_rows(m, "job_completes", A, cols, np.ones(nJ), np.ones(nJ))
+                      (np.r_[np.arange(nJ), x_j], np.r_[oC + np.arange(nJ), ox + x_index])), shape=(nJ, n_cols))
+    m.rows("completion", A, np.zeros(nJ), np.zeros(nJ))
+    A = sp.csr_array((np.ones(len(x_j)), (x_j, ox + x_index)), shape=(nJ, n_cols))
+    m.rows("job_completes", A, np.ones(nJ), np.ones(nJ))
     w = np.asarray(instance.weights, dtype=float)
-    m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
+    m.objective(oC + np.arange(nJ), w)
     return x_j, x_l
 
 
@@ -450,21 +451,31 @@ class IntervalLPSolution:
     objective: float
 
 
-def interval_lp_solution(model: pyo.ConcreteModel) -> IntervalLPSolution:
-    """Read a solved :func:`build_lp1` / :func:`build_lp2` model back into numpy arrays."""
-    lay: IntervalLayout = model.layout
+def solved_values(solved) -> tuple[object, Callable[[str], np.ndarray]]:
+    """The layout of a solved model and a reader of its variable blocks by name: *solved* is the
+    Pyomo model a builder returned (after a solve), or the solution of its program
+    (:func:`schedrelax.solvers.solve_program`: anything with ``program.meta`` and ``value(name)``)."""
+    if isinstance(solved, pyo.Block):
+        return solved.layout, lambda name: _values(getattr(solved, name))
+    return solved.program.meta, solved.value
+
+
+def interval_lp_solution(model) -> IntervalLPSolution:
+    """Read a solved :func:`build_lp1` / :func:`build_lp2` model (or the solution of
+    :func:`lp1_program` / :func:`lp2_program`) back into numpy arrays."""
+    lay, value = solved_values(model)
     L = lay.grid.L
     z = np.zeros((len(lay.pairs), L + 1))
-    z[lay.z_pair, lay.z_l] = _values(model.z)
+    z[lay.z_pair, lay.z_l] = value("z")
     nJ = len(lay.weights)
     if lay.formulation == "sparse":
         X = np.zeros((nJ, L + 1))
-        X[lay.x_job, lay.x_l] = _values(model.X)
+        X[lay.x_job, lay.x_l] = value("X")
         X[:, L] = 1.0
         x = np.diff(np.c_[np.zeros(nJ), X], axis=1)
     else:
         x = np.zeros((nJ, L + 1))
-        x[lay.x_job, lay.x_l] = _values(model.x)
+        x[lay.x_job, lay.x_l] = value("x")
     completion = x @ lay.grid.left
     return IntervalLPSolution(lp=lay.lp, grid=lay.grid, pair_task=lay.pair_task, pair_machine=lay.pair_machine,
                               pair_time=lay.pair_time, z=z, x=x, completion=completion,
@@ -515,11 +526,19 @@ def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
     if machine is None:
         raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
                          "(single-machine placement, PDP)")
-    with without_gc():
-        return _build_lp3(instance, machine)
+    return _model(_lp3_program(instance, machine))
 
 
-def _build_lp3(instance: PackingInstance, machine: np.ndarray) -> pyo.ConcreteModel:
+def lp3_program(instance: PackingInstance) -> MatrixProgram:
+    """LP3 as arrays (see :func:`lp1_program`); ValueError as :func:`build_lp3`."""
+    machine = dedicated_machine(instance)
+    if machine is None:
+        raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
+                         "(single-machine placement, PDP)")
+    return _lp3_program(instance, machine)
+
+
+def _lp3_program(instance: PackingInstance, machine: np.ndarray) -> MatrixProgram:
     nJ = instance.n_jobs
     M = instance.n_machines
     caps = np.asarray(instance.capacities, dtype=float)
@@ -550,22 +569,18 @@ def _build_lp3(instance: PackingInstance, machine: np.ndarray) -> pyo.ConcreteMo
     lo_j, hi_j = np.minimum(j, jo), np.maximum(j, jo)
     pair_key, pair_id = np.unique(lo_j * nJ + hi_j, return_inverse=True)
 
-    m = pyo.ConcreteModel(name="SynchPack LP3")
-    m.C = pyo.Var(range(nJ))
-    for jj, lb in enumerate(lower.tolist()):
-        m.C[jj].setlb(lb)
-    m.delta = pyo.Var(range(len(pair_key)), bounds=(0, 1))
-    cols = [*m.C.values(), *m.delta.values()]
+    m = ProgramBuilder("SynchPack LP3")
+    m.var("C", nJ, lower, np.inf)
+    m.var("delta", len(pair_key), 0.0, 1.0)
     # m_i C_j - Σ_{j'<j} v_ij' δ[(j', j)] + Σ_{j'>j} v_ij' δ[(j, j')] >= v_ij + Σ_{j'>j} v_ij'
     sign = np.where(jo < j, -1.0, 1.0)
     A = sp.csr_array((np.r_[caps[ri], sign * rv[b]], (np.r_[np.arange(len(rj)), a], np.r_[rj, nJ + pair_id])),
-                     shape=(len(rj), len(cols)))
+                     shape=(len(rj), nJ + len(pair_key)))
     rhs = rv + np.bincount(a, weights=np.where(jo > j, rv[b], 0.0), minlength=len(rj))
-    add_linear_rows(m, "machine_volume", A, cols, rhs, np.full(len(rj), np.inf))
+    m.rows("machine_volume", A, rhs, np.full(len(rj), np.inf))
     w = np.asarray(instance.weights, dtype=float)
-    m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
-    m.layout = LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w)
-    return m
+    m.objective(np.arange(nJ), w)
+    return m.finish(LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w))
 
 
 @dataclass(frozen=True)
@@ -579,9 +594,10 @@ class LP3Solution:
     delta: np.ndarray
 
 
-def lp3_solution(model: pyo.ConcreteModel) -> LP3Solution:
-    """Read a solved :func:`build_lp3` model back into numpy arrays."""
-    lay: LP3Layout = model.layout
-    C = _values(model.C)
+def lp3_solution(model) -> LP3Solution:
+    """Read a solved :func:`build_lp3` model (or the solution of :func:`lp3_program`) back into
+    numpy arrays."""
+    lay, value = solved_values(model)
+    C = value("C")
     return LP3Solution(completion=C, objective=float(lay.weights @ C), pair_first=lay.pair_first,
-                       pair_second=lay.pair_second, delta=_values(model.delta))
+                       pair_second=lay.pair_second, delta=value("delta"))

@@ -4,7 +4,7 @@ than any online policy, and the relaxation is below that clairvoyant optimum).
 
 * malleable: FlowFlex's bound (paper 000 §2.3.2, Claim 1; with the critical-path bound
   r_f + max(critical path, work/P)), as ``flowflex`` (minisum) or ``flowflex-minimax`` reports it.
-* packing: LP1 of paper 003 §3.1 with release times (:func:`schedrelax.models.synchpack_lp.build_lp1`).
+* packing: LP1 of paper 003 §3.1 with release times (:func:`schedrelax.models.synchpack_lp.lp1_program`).
   LP1 relaxes the preemptive, *migratory* problem, so it bounds every packing policy, the
   preemptive and migrating ones (SynchPack-1) included; LP2 would be tighter for the others.
 * related: LP-Schedule of paper 004 §III-A with release constraints (3) (the Queyranne LP,
@@ -30,12 +30,11 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
         offline = run(name, instance, solver=solver)
         value, what = offline.lower_bound, f"{name}'s {offline.bound_kind} with releases"
     elif isinstance(instance, PackingInstance):
-        from schedrelax.models.synchpack_lp import build_lp1, interval_lp_solution
-        from schedrelax.solvers import solve
+        from schedrelax.models.synchpack_lp import interval_lp_solution, lp1_program
+        from schedrelax.solvers import solve_program
 
-        model = build_lp1(instance)
-        res = solve(model, solver)
-        value = interval_lp_solution(model).objective if res.is_optimal else None
+        solved = solve_program(lp1_program(instance), solver)
+        value = interval_lp_solution(solved).objective if solved.result.is_optimal else None
         what = "LP1 optimum (paper 003 §3.1) with releases"
     elif isinstance(instance, RelatedInstance):
         from schedrelax.rounding.spc import solve_lp_schedule

@@ -89,8 +89,8 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
     import pyomo.environ as pyo
 
     from schedrelax.models.packing_mip import build_nonpreemptive_mip
-    from schedrelax.models.synchpack_lp import build_lp2, build_lp3, dedicated_machine
-    from schedrelax.solvers import solve
+    from schedrelax.models.synchpack_lp import dedicated_machine, lp2_program, lp3_program
+    from schedrelax.solvers import solve, solve_program
 
     try:
         model = build_nonpreemptive_mip(instance, upper_bound=upper_bound)
@@ -102,11 +102,11 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
         if res.is_optimal:
             return float(res.objective), "time-indexed MIP's LP relaxation (paper 003 §2)"
     found: list[tuple[float, str]] = []
-    res = solve(build_lp2(instance), "highs", time_limit=time_limit)
+    res = solve_program(lp2_program(instance), "highs", time_limit=time_limit).result
     if res.is_optimal:
         found.append((float(res.objective), "LP2 optimum (paper 003 §4)"))
     if dedicated_machine(instance) is not None:
-        res = solve(build_lp3(instance), "highs", time_limit=time_limit)
+        res = solve_program(lp3_program(instance), "highs", time_limit=time_limit).result
         if res.is_optimal:
             found.append((float(res.objective), "LP3 optimum (paper 003 §5)"))
     if not found:

@@ -5,15 +5,17 @@ from schedrelax.solvers.cutting_planes import CuttingPlaneResult, cutting_planes
 from schedrelax.solvers.persistent import PersistentSolver
 from schedrelax.solvers.registry import SolverInfo, available_solvers
 from schedrelax.solvers.result import SolveResult, SolveStatus
-from schedrelax.solvers.solve import solve
+from schedrelax.solvers.solve import ProgramSolution, solve, solve_program
 
 __all__ = [
     "CuttingPlaneResult",
     "PersistentSolver",
+    "ProgramSolution",
     "SolveResult",
     "SolveStatus",
     "SolverInfo",
     "available_solvers",
     "cutting_planes",
     "solve",
+    "solve_program",
 ]

@@ -2,10 +2,21 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
 import pyomo.environ as pyo
 
 from schedrelax._log import logger
-from schedrelax.solvers.registry import make_backend, run_backend
+from schedrelax._matrix import MatrixProgram, to_pyomo
+from schedrelax.solvers.highs_backend import HighsProgramBackend
+from schedrelax.solvers.registry import (
+    check_limits,
+    check_solver,
+    make_backend,
+    run_backend,
+)
 from schedrelax.solvers.result import SolveResult
 
 _LOG = logger(__name__)
@@ -75,3 +86,51 @@ def solve(
     _LOG.debug("solve %s with %s: %s, objective %s, bound %s, %.3f s build + %.3f s solve", model.name, solver,
                result.status.value, result.objective, result.best_bound, result.build_seconds, result.solve_seconds)
     return result
+
+
+@dataclass(frozen=True)
+class ProgramSolution:
+    """The outcome of :func:`solve_program`: the solver's :class:`SolveResult` and the values of
+    the program's columns (None without a solution); ``value(name)`` slices one variable block."""
+
+    result: SolveResult
+    x: np.ndarray | None
+    program: MatrixProgram
+
+    def value(self, name: str) -> np.ndarray:
+        if self.x is None:
+            raise ValueError(f"no solution to read {name!r} from: {self.result.status.value} ({self.result.message})")
+        return self.program.block(self.x, name)
+
+
+def solve_program(program: MatrixProgram, solver: str = "highs", time_limit: float | None = None,
+                  mip_gap: float | None = None, threads: int | None = None, **options) -> ProgramSolution:
+    """Solve a linear program given as arrays (:class:`schedrelax._matrix.MatrixProgram`).
+
+    HiGHS (``"highs"``, ``"highs:METHOD"``) gets the arrays directly: no Pyomo objects are built
+    and Pyomo's standard-form compiler is not run (on LP2 100 jobs x 10 machines that was 0.32 s
+    around a 0.19 s solve). Every other solver gets the program's Pyomo model
+    (:func:`schedrelax._matrix.to_pyomo`, the same model the relaxation builders return) through
+    :func:`solve`, so a solver flag means the same on both paths. Arguments and errors as
+    :func:`solve`; ``build_seconds`` includes the Pyomo build on the second path.
+    """
+    if solver.partition(":")[0] == "highs":
+        check_solver(solver)
+        check_limits(time_limit, mip_gap, threads)
+        backend = HighsProgramBackend(program, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                                      options=options)
+        result = run_backend(backend)
+        x = backend.x if result.status.has_solution else None
+    else:
+        start = time.perf_counter()
+        model = to_pyomo(program)
+        built = time.perf_counter() - start
+        result = solve(model, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads, **options)
+        result = replace(result, build_seconds=result.build_seconds + built)
+        x = None
+        if result.status.has_solution:
+            x = np.concatenate([[0.0 if v.value is None else float(v.value) for v in getattr(model, name).values()]
+                                for name in program.var_blocks] or [np.zeros(0)])
+    _LOG.debug("solve_program %s with %s: %s, objective %s, %.3f s build + %.3f s solve", program.name, solver,
+               result.status.value, result.objective, result.build_seconds, result.solve_seconds)
+    return ProgramSolution(result, x, program)
