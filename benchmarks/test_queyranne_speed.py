@@ -19,6 +19,19 @@ Reported in ``benchmark.extra_info``: seconds, rounds, cuts, the solver's share 
 over the baseline where the baseline finishes. Optima must agree; nothing asserts a time. Run with
 ``python -m pytest benchmarks/test_queyranne_speed.py -q`` (about a minute); ``SCHEDRELAX_BENCH_LARGE=1``
 adds the baseline at 2,000 jobs and the loop at 5,000 and 10,000 (measured 25 s and 2 min).
+
+The table of issue #17 (one command, one process per run so that peak RSS is each run's own)::
+
+    python benchmarks/test_queyranne_speed.py 1000 5000 10000 [--old] [--floor]
+
+prints size, seconds, peak RSS, rounds, rows in the LP at the end and the optimum of the default
+loop (``loop="pool"``: arrays, warm basis, cut pool) and, with ``--old``, of the loop before issue #17
+(``loop="pyomo"``) with the relative difference of the optima; ``--floor`` adds HiGHS's time on the
+pool's final LP alone, solved cold (default options, 600 s limit).
+
+Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
+31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
+rounds, ``converged`` False, issue #17): the default loop and the one-cut loop, with their optima.
 """
 
 import gc
@@ -29,6 +42,7 @@ import numpy as np
 import pytest
 
 from schedrelax.instances import RelatedInstance, RelatedJob
+from schedrelax.instances.generate import dag_jobs
 from schedrelax.models.queyranne import queyranne_separation, smith_rule_lp
 from schedrelax.rounding.spc import solve_lp_schedule
 
@@ -92,3 +106,104 @@ def test_fluid_loop_against_the_one_cut_baseline(benchmark, n):
 def test_fluid_loop_by_size(benchmark, n):
     _, info = benchmark.pedantic(timed, args=(dag_instance(n), "fluid"), rounds=1, iterations=1)
     benchmark.extra_info.update(info)
+
+
+@pytest.mark.parametrize("machines", [20, 50, 100])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_deep_dag_jobs(benchmark, seed, machines):
+    inst = dag_jobs(seed, machines=machines)
+    base, base_info = timed(inst, "most")
+    fast, fast_info = benchmark.pedantic(timed, args=(inst, "fluid"), rounds=1, iterations=1)
+    assert fast.solution.objective == pytest.approx(base.solution.objective, rel=1e-7)
+    benchmark.extra_info.update({f"baseline_{k}": v for k, v in base_info.items()})
+    benchmark.extra_info.update({f"fluid_{k}": v for k, v in fast_info.items()})
+    benchmark.extra_info["speedup"] = base_info["seconds"] / fast_info["seconds"]
+
+
+def _worker(n, loop, floor):
+    """One run in this process: the numbers of one table row, as JSON on stdout."""
+    import json
+    import resource
+
+    import highspy
+
+    from schedrelax.rounding import spc
+    from schedrelax.solvers import highs_backend
+
+    seen = {}
+    if loop == "pool":
+        init = highs_backend.HighsRowPool.__init__
+
+        def spy(self, *a, **k):
+            init(self, *a, **k)
+            seen["pool"] = self
+
+        highs_backend.HighsRowPool.__init__ = spy
+    else:
+        import pyomo.environ as pyo
+
+        inner = spc.cutting_planes
+
+        def spy_loop(model, *a, **k):
+            out = inner(model, *a, **k)
+            seen["rows"] = sum(1 for _ in model.component_data_objects(pyo.Constraint, active=True))
+            return out
+
+        spc.cutting_planes = spy_loop
+    inst = dag_instance(n)
+    t0 = time.perf_counter()
+    lp = solve_lp_schedule(inst, loop=loop, max_rounds=20 * n)
+    seconds = time.perf_counter() - t0
+    row = {"n": n, "loop": loop, "seconds": seconds, "solver_seconds": lp.solve_seconds, "rounds": lp.rounds,
+           "converged": lp.converged, "objective": lp.solution.objective,
+           "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+    if loop == "pool":
+        pool = seen["pool"]
+        row["rows"] = int(pool._highs.getNumRow())
+        row["deleted_rows"] = int(pool.deleted_rows)
+        if floor:
+            h = highspy.Highs()
+            h.setOptionValue("output_flag", False)
+            h.setOptionValue("time_limit", 600.0)
+            h.passModel(pool._highs.getLp())
+            t1 = time.perf_counter()
+            h.run()
+            row["floor_seconds"] = time.perf_counter() - t1
+            row["floor_status"] = h.modelStatusToString(h.getModelStatus())
+    else:
+        row["rows"] = seen["rows"]
+    print(json.dumps(row))
+
+
+def main(argv):
+    import json
+    import subprocess
+    import sys
+
+    sizes = [int(a) for a in argv if not a.startswith("--")] or [1000, 2000, 5000]
+    loops = ["pool"] + (["pyomo"] if "--old" in argv else [])
+    floor = "--floor" in argv
+    print(f"{'n':>7} {'loop':>6} {'seconds':>8} {'solver':>8} {'peak MB':>8} {'rounds':>6} {'rows':>8} "
+          f"{'objective':>20} {'vs old':>9} {'floor s':>8}")
+    for n in sizes:
+        out = {}
+        for loop in loops:
+            proc = subprocess.run([sys.executable, __file__, "--worker", str(n), loop] + (["--floor"] if floor else []),
+                                  capture_output=True, text=True, check=True)
+            row = out[loop] = json.loads(proc.stdout.strip().splitlines()[-1])
+            vs = ""
+            if loop == "pyomo":
+                vs = f"{(out['pool']['objective'] - row['objective']) / row['objective']:+.1e}"
+            fl = f"{row['floor_seconds']:.1f}" if "floor_seconds" in row else ""
+            print(f"{n:>7} {loop:>6} {row['seconds']:>8.1f} {row['solver_seconds']:>8.1f} {row['peak_rss_mb']:>8.0f} "
+                  f"{row['rounds']:>6} {row['rows']:>8} {row['objective']:>20.10g} {vs:>9} {fl:>8}"
+                  + ("" if row["converged"] else "  NOT CONVERGED"), flush=True)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) > 1 and sys.argv[1] == "--worker":
+        _worker(int(sys.argv[2]), sys.argv[3], "--floor" in sys.argv)
+    else:
+        main(sys.argv[1:])

@@ -29,6 +29,8 @@ class CuttingPlaneResult:
     family); ``builds`` counts full model translations (1 for a persistent back end);
     ``seconds`` is the loop's wall time, separation included; ``solve_seconds`` the part of it
     spent in the solver's own runs (the sum of every round's ``SolveResult.solve_seconds``).
+    :func:`cutting_planes_rows` also sets ``x`` (the last solution's columns, as an array),
+    ``rows`` (rows in the LP at the end) and ``deleted_rows`` (rows its cut pool deleted).
     """
 
     result: SolveResult
@@ -38,6 +40,9 @@ class CuttingPlaneResult:
     builds: int
     seconds: float
     solve_seconds: float = 0.0
+    x: object = None
+    rows: int = 0
+    deleted_rows: int = 0
 
 
 def violation(cut: RelationalExpression) -> float:
@@ -120,3 +125,61 @@ def cutting_planes(
         result, rounds, cuts_added, False, persistent.builds, time.perf_counter() - start,
         solve_seconds,
     )
+
+
+def cutting_planes_rows(
+    program,
+    separation: Callable[[object], object],
+    initial=(),
+    solver: str = "highs",
+    *,
+    max_rounds: int = 100,
+    keep: int | None = 4,
+    warm: bool = True,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    **options,
+) -> CuttingPlaneResult:
+    """The cutting-plane loop on arrays, with a cut pool: no Pyomo objects, HiGHS only.
+
+    `program` (a :class:`schedrelax._matrix.MatrixProgram`) holds the rows never deleted;
+    `initial` are cut batches (see :class:`schedrelax.solvers.highs_backend.HighsRowPool`) added
+    before the first solve; ``separation(x)`` gets the solution's columns of `program` and returns
+    a batch, or None when nothing is violated (then the loop has converged). Before each batch is
+    added, the cuts idle for `keep` solves are deleted (``keep=None``: none ever); with `warm`
+    the batch's warm start (``basic_cols``/``tight_rows``) is handed to HiGHS, else HiGHS extends
+    its basis with the new rows' slacks (the Pyomo loop's behaviour). Deleted cuts may come back:
+    the separation sees every point and the loop stops only when it returns None.
+    """
+    from schedrelax.solvers.highs_backend import HighsRowPool
+
+    if solver.partition(":")[0] != "highs":
+        raise ValueError(f"cutting_planes_rows needs HiGHS (it adds and deletes rows itself), got {solver!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    if keep is not None and (isinstance(keep, bool) or not isinstance(keep, numbers.Integral) or keep < 1):
+        raise ValueError(f"keep must be a positive integer or None, got {keep!r}")
+    start = time.perf_counter()
+    pool = HighsRowPool(program, solver, time_limit=time_limit, mip_gap=None, threads=threads, options=options)
+    cuts_added = 0
+    solve_seconds = 0.0
+    for batch in initial:
+        pool.add_cuts(batch, warm=False)
+        cuts_added += batch.n_rows
+    n = program.n_cols
+    for rounds in range(1, max_rounds + 1):
+        result = pool.solve()
+        solve_seconds += result.solve_seconds
+        if result.status is not SolveStatus.OPTIMAL:
+            break
+        batch = separation(pool.x[:n])
+        if batch is None:
+            return CuttingPlaneResult(result, rounds, cuts_added, True, pool.builds, time.perf_counter() - start,
+                                      solve_seconds, pool.x[:n], pool.n_rows, pool.deleted_rows)
+        if keep is not None:
+            pool.prune(keep)
+        pool.add_cuts(batch, warm=warm)
+        cuts_added += batch.n_rows
+    return CuttingPlaneResult(result, rounds, cuts_added, False, pool.builds, time.perf_counter() - start,
+                              solve_seconds, pool.x[:n] if pool.x is not None else None, pool.n_rows,
+                              pool.deleted_rows)

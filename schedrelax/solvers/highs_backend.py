@@ -175,6 +175,10 @@ class HighsBackend:
         self.builds += 1
         self._pending_build_seconds += time.perf_counter() - start
 
+    def _store(self, solution) -> None:
+        """Put the solution's column values where the caller reads them: the model's variables."""
+        load_values(self._columns, solution.col_value)
+
     def add_constraints(self, constraints: Iterable[ConstraintData]) -> None:
         """Append constraints (already on the model) as rows; HiGHS keeps its basis.
 
@@ -279,7 +283,7 @@ class HighsBackend:
         objective = best_bound = None
         if outcome.has_solution:
             solution = highs.getSolution()
-            load_values(self._columns, solution.col_value)
+            self._store(solution)
             # HiGHS reports 0 for an empty model, leaving out the offset
             objective = (
                 self._offset
@@ -292,7 +296,8 @@ class HighsBackend:
                     best_bound = objective if outcome is SolveStatus.OPTIMAL else None
             elif outcome is SolveStatus.OPTIMAL:
                 best_bound = objective
-            if not self._is_mip and solution.dual_valid and dual_suffix(self.model) is not None:
+            if (not self._is_mip and solution.dual_valid and self.model is not None
+                    and dual_suffix(self.model) is not None):
                 load_duals(self.model, self._rows, solution.row_dual)
         build_seconds = self._pending_build_seconds + time.perf_counter() - start
         self._pending_build_seconds = 0.0
@@ -306,3 +311,201 @@ class HighsBackend:
             solver_version=self.version,
             message=highs.modelStatusToString(status) + note,
         )
+
+
+class HighsProgramBackend(HighsBackend):
+    """HiGHS on a :class:`schedrelax._matrix.MatrixProgram`: its arrays go to ``passModel`` as
+    they are (row-wise), with no Pyomo model and no standard-form compile in between; the
+    solution's column values are kept in ``x`` (same order as the program's columns)."""
+
+    persistent = False
+
+    def __init__(self, program, name: str, *, time_limit: float | None, mip_gap: float | None,
+                 threads: int | None, options: Mapping[str, object]):
+        super().__init__(None, name, time_limit=time_limit, mip_gap=mip_gap, threads=threads, options=options)
+        self.program = program
+        self.x: np.ndarray | None = None
+
+    def _load(self) -> None:
+        start = time.perf_counter()
+        prog = self.program
+        A = prog.A
+        lp = highspy.HighsLp()
+        lp.num_col_ = prog.n_cols
+        lp.num_row_ = prog.n_rows
+        lp.col_cost_ = prog.c
+        lp.offset_ = prog.offset
+        lp.sense_ = highspy.ObjSense.kMinimize
+        lp.col_lower_ = prog.col_lower
+        lp.col_upper_ = prog.col_upper
+        lp.row_lower_ = prog.row_lower
+        lp.row_upper_ = prog.row_upper
+        lp.a_matrix_.format_ = highspy.MatrixFormat.kRowwise
+        lp.a_matrix_.num_col_ = prog.n_cols
+        lp.a_matrix_.num_row_ = prog.n_rows
+        lp.a_matrix_.start_ = A.indptr
+        lp.a_matrix_.index_ = A.indices
+        lp.a_matrix_.value_ = A.data
+        if self._highs.passModel(lp) == highspy.HighsStatus.kError:
+            raise ValueError(f"HiGHS rejected the program {prog.name!r}")
+        self._columns, self._rows = [], []
+        self._is_mip = False
+        self._offset = prog.offset
+        self._loaded = True
+        self.builds += 1
+        self._pending_build_seconds += time.perf_counter() - start
+
+    def _store(self, solution) -> None:
+        self.x = np.asarray(solution.col_value, dtype=float)
+
+    def add_constraints(self, constraints) -> None:
+        raise TypeError("a HiGHS program back end takes no added constraints; build them into the program")
+
+    def use_start(self) -> None:
+        raise TypeError("a HiGHS program back end takes no MIP start (programs are LPs)")
+
+
+_BASIC = int(highspy.HighsBasisStatus.kBasic)
+_LOWER = int(highspy.HighsBasisStatus.kLower)
+_STATUSES = [highspy.HighsBasisStatus(i) for i in range(5)]
+
+
+class HighsRowPool(HighsProgramBackend):
+    """HiGHS on a :class:`schedrelax._matrix.MatrixProgram` plus cuts given as arrays (a *cut pool*):
+    :meth:`add_cuts` appends a batch's new columns and rows (optionally with a warm basis),
+    :meth:`prune` deletes the cuts idle for some rounds. The program's own rows are never deleted.
+
+    A batch is duck-typed like :class:`schedrelax.models.queyranne.CutRows`. A *unit* the pool may
+    delete is a whole group of a batch (its rows and columns) or a row with its ``pair`` column;
+    it goes when each of its rows has had a zero dual for ``keep`` solves in a row and the basic
+    rows and columns in it number as many as its rows, so the rest of the basis stays a basis
+    (HiGHS marks a basis invalid after any deletion; the pool hands it back with ``setBasis``).
+    """
+
+    persistent = True
+
+    def __init__(self, program, name: str, *, time_limit: float | None, mip_gap: float | None,
+                 threads: int | None, options: Mapping[str, object]):
+        super().__init__(program, name, time_limit=time_limit, mip_gap=mip_gap, threads=threads, options=options)
+        m, k = program.n_rows, program.n_cols
+        self._row_group = np.full(m, -1, dtype=np.int64)
+        self._row_pair = np.full(m, -1, dtype=np.int64)
+        self._row_age = np.zeros(m, dtype=np.int64)
+        self._col_group = np.full(k, -1, dtype=np.int64)
+        self._groups = 0
+        self.deleted_rows = 0
+        self._status = None  # (col, row) basis statuses since the last solve, when known
+        self._unset = False  # _status not yet handed to HiGHS (after a deletion)
+
+    @property
+    def n_rows(self) -> int:
+        return len(self._row_group)
+
+    def solve(self) -> SolveResult:
+        if self._unset:
+            self._set_basis(*self._status)
+        self._status = None
+        return super().solve()
+
+    def _basis_arrays(self):
+        if self._status is not None:
+            return self._status
+        basis = self._highs.getBasis()
+        col = np.fromiter(map(int, basis.col_status), dtype=np.int64, count=len(self._col_group))
+        row = np.fromiter(map(int, basis.row_status), dtype=np.int64, count=len(self._row_group))
+        return col, row
+
+    def _set_basis(self, col: np.ndarray, row: np.ndarray) -> None:
+        basis = highspy.HighsBasis()
+        basis.col_status = [_STATUSES[v] for v in col.tolist()]
+        basis.row_status = [_STATUSES[v] for v in row.tolist()]
+        basis.valid = True
+        basis.alien = False  # an alien basis is re-factored and repaired first: 0.3 s at 200,000 rows
+        if self._highs.setBasis(basis) != highspy.HighsStatus.kOk:
+            raise RuntimeError("HiGHS refused the cut pool's basis")
+        self._status = (col, row)
+        self._unset = False
+
+    def _basis_arrays_fresh(self, cols: int, rows: int):
+        """The statuses of the first *cols* columns and *rows* rows, read from HiGHS."""
+        basis = self._highs.getBasis()
+        col = np.fromiter(map(int, basis.col_status), dtype=np.int64, count=len(self._col_group))
+        row = np.fromiter(map(int, basis.row_status), dtype=np.int64, count=len(self._row_group))
+        return col[:cols], row[:rows]
+
+    def add_cuts(self, batch, *, warm: bool = True) -> None:
+        """Append *batch*: its new columns (cost 0, no upper bound) then its rows."""
+        if not self._loaded:
+            self._load()
+        start = time.perf_counter()
+        h = self._highs
+        first_col, first_row = len(self._col_group), len(self._row_group)
+        k = len(batch.col_lower)
+        n = self.program.n_cols
+        if k:
+            h.addVars(k, np.asarray(batch.col_lower, dtype=float), np.full(k, np.inf))
+        A = batch.A.tocsr()
+        # the batch numbers its new columns from n; here they start at first_col
+        indices = np.where(A.indices >= n, A.indices - n + first_col, A.indices).astype(np.int32)
+        q = A.shape[0]
+        h.addRows(q, np.asarray(batch.row_lower, dtype=float), np.asarray(batch.row_upper, dtype=float), A.nnz,
+                  A.indptr[:-1].astype(np.int32), indices, np.asarray(A.data, dtype=float))
+        groups = 1 + int(max(batch.row_group.max(initial=-1), batch.col_group.max(initial=-1)))
+        self._col_group = np.r_[self._col_group, batch.col_group + self._groups]
+        self._row_group = np.r_[self._row_group, batch.row_group + self._groups]
+        self._row_pair = np.r_[self._row_pair, np.where(batch.pair >= 0, batch.pair + first_col, -1)]
+        self._row_age = np.r_[self._row_age, np.zeros(q, dtype=np.int64)]
+        self._groups += groups
+        if self._status is not None or (warm and len(batch.basic_cols)):
+            # HiGHS's own extension: new columns nonbasic at their (finite) lower bound, new rows basic
+            col, row = self._basis_arrays() if self._status is not None else self._basis_arrays_fresh(first_col, first_row)
+            col = np.r_[col, np.full(k, _LOWER)]
+            row = np.r_[row, np.full(q, _BASIC)]
+            if warm:
+                col[first_col + np.asarray(batch.basic_cols, dtype=np.int64)] = _BASIC
+                row[first_row + np.asarray(batch.tight_rows, dtype=np.int64)] = _LOWER
+            self._set_basis(col, row)
+        self._pending_build_seconds += time.perf_counter() - start
+
+    def prune(self, keep: int, dual_tol: float = 1e-10) -> int:
+        """Delete the units idle (zero dual) for *keep* solves; returns the rows deleted."""
+        h = self._highs
+        dual = np.asarray(h.getSolution().row_dual, dtype=float)
+        col, row = self._basis_arrays()
+        scale = max(1.0, float(np.abs(dual).max(initial=0.0)))
+        idle = np.abs(dual) <= dual_tol * scale
+        self._row_age = np.where(idle, self._row_age + 1, 0)
+        old = (self._row_age >= keep) & (self._row_group >= 0)
+        rb, cb = row == _BASIC, col == _BASIC
+        # whole groups: every row old, basic count = row count
+        g = self._groups
+        rg = np.where(self._row_group >= 0, self._row_group, g)
+        cg = np.where(self._col_group >= 0, self._col_group, g)
+        rows_in = np.bincount(rg, minlength=g + 1)
+        old_in = np.bincount(rg, weights=old, minlength=g + 1)
+        basic_in = np.bincount(rg, weights=rb, minlength=g + 1) + np.bincount(cg, weights=cb, minlength=g + 1)
+        dead = (rows_in > 0) & (old_in == rows_in) & (basic_in == rows_in)
+        dead[g] = False
+        drow, dcol = dead[rg], dead[cg]
+        # single rows with their pair column: one basic between the two
+        pr = np.flatnonzero(old & ~drow & (self._row_pair >= 0))
+        pc = self._row_pair[pr]
+        ok = (rb[pr].astype(int) + cb[pc].astype(int)) == 1
+        drow[pr[ok]] = True
+        dcol[pc[ok]] = True
+        dr, dc = np.flatnonzero(drow), np.flatnonzero(dcol)
+        if not len(dr):
+            return 0
+        h.deleteRows(len(dr), dr.astype(np.int32))
+        if len(dc):
+            h.deleteCols(len(dc), dc.astype(np.int32))
+        keep_r, keep_c = ~drow, ~dcol
+        new_index = np.cumsum(keep_c) - 1
+        pair = self._row_pair[keep_r]
+        self._row_pair = np.where(pair >= 0, new_index[np.maximum(pair, 0)], -1)
+        self._row_group, self._row_age = self._row_group[keep_r], self._row_age[keep_r]
+        self._col_group = self._col_group[keep_c]
+        row, col = row[keep_r], col[keep_c]
+        self._status, self._unset = (col, row), True  # handed over with the next batch, or by solve
+        self.deleted_rows += len(dr)
+        return len(dr)

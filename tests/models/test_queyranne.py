@@ -230,3 +230,76 @@ def test_lp_model_objective_is_in_instance_units():
     for j, c in enumerate([1.0, 3.0]):
         m.C[j].set_value(c)
     assert pyo.value(m.obj) == pytest.approx(2.0 * 1.0 + 3.0 * 3.0)
+
+
+# ------------------------------------------------------------------ stalls on round-off (issue #17)
+
+@pytest.fixture(scope="module")
+def deep_dag():
+    """The shape where the chain cuts stall: 50 DAG jobs, 197 stages, 31,236 tasks, 20 machines
+    (seed 0 of the dag-jobs setup). Before the stall rule the fluid loop ran into any round limit
+    here (300 rounds, converged False) with the point unchanged from round to round."""
+    from schedrelax.instances.generate import generate
+
+    return generate("related", "dag-jobs", 0, scale="paper")
+
+
+def _loop(instance, monkeypatch=None, **kwargs):
+    from schedrelax.rounding import spc
+
+    made = []
+
+    class Spy(QueyranneCuts):
+        def __init__(self, *a, **k):
+            super().__init__(*a, **k)
+            made.append(self)
+
+    if monkeypatch is not None:
+        monkeypatch.setattr(spc, "QueyranneCuts", Spy)
+    return spc.solve_lp_schedule(instance, **kwargs), made
+
+
+def test_a_stalled_chain_falls_back_to_dense_cuts_and_converges(deep_dag, monkeypatch):
+    # The Pyomo loop (HiGHS extends its own basis) stalls here; the cut pool's warm basis does not
+    # (next test), so the stall rule is exercised on the loop where it was found.
+    lp, (cuts,) = _loop(deep_dag, monkeypatch, max_rounds=300, loop="pyomo")
+    assert lp.converged and not cuts.gave_up and cuts.residual == 0.0
+    assert cuts.fallback_round is not None and lp.rounds < 50
+    # Converged means what the oracle says of the final point: no prefix violated beyond tol.
+    d = ScheduleLPData.of(deep_dag)
+    assert queyranne_separation(lp.solution.C, d.p, d.mu_j, d.mu).relative.max() <= 1e-6
+
+
+def test_the_cut_pool_converges_on_the_deep_dag_and_the_oracle_agrees(deep_dag, monkeypatch):
+    lp, (cuts,) = _loop(deep_dag, monkeypatch, max_rounds=300)
+    assert lp.converged and not cuts.gave_up and cuts.residual == 0.0 and lp.rounds < 50
+    d = ScheduleLPData.of(deep_dag)
+    assert queyranne_separation(lp.solution.C, d.p, d.mu_j, d.mu).relative.max() <= 1e-6
+
+
+def test_without_the_stall_rule_the_loop_runs_into_its_limit(deep_dag, monkeypatch):
+    import schedrelax.models.queyranne as q
+
+    monkeypatch.setattr(q, "STALL_ROUNDS", 10**9)  # the rule off: the loop before issue #17
+    lp, (cuts,) = _loop(deep_dag, monkeypatch, max_rounds=60, loop="pyomo")
+    assert not lp.converged and lp.rounds == 60 and cuts.fallback_round is None
+
+
+def test_a_separation_that_cannot_move_the_point_gives_up_and_is_not_converged(deep_dag, monkeypatch):
+    import schedrelax.models.queyranne as q
+
+    # Every point counts as the last one: 2 unmoved rounds -> dense cuts; 2 more -> give up.
+    monkeypatch.setattr(q, "SAME_POINT", float("inf"))
+    lp, (cuts,) = _loop(deep_dag, monkeypatch, max_rounds=300)
+    assert cuts.fallback_round == 3 and cuts.gave_up and cuts.residual > 1e-6
+    assert not lp.converged and lp.rounds == 5
+
+
+@pytest.mark.slow
+def test_the_fallback_reaches_the_one_cut_loops_optimum(deep_dag):
+    from schedrelax.rounding.spc import solve_lp_schedule
+
+    fluid = solve_lp_schedule(deep_dag)
+    most = solve_lp_schedule(deep_dag, cuts="most")
+    assert fluid.converged and most.converged
+    assert fluid.solution.objective == pytest.approx(most.solution.objective, rel=1e-7)
