@@ -5,3 +5,4 @@ import schedrelax.experiments.flex  # noqa: F401
 import schedrelax.experiments.flowflex  # noqa: F401
 import schedrelax.experiments.spc  # noqa: F401
 import schedrelax.experiments.online  # noqa: F401
+import schedrelax.experiments.spc_stochastic  # noqa: F401

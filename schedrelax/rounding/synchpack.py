@@ -37,11 +37,11 @@ from schedrelax.models.packing_mip import (
 from schedrelax.models.synchpack_lp import (
     IntervalLPSolution,
     LP3Solution,
-    build_lp1,
-    build_lp2,
-    build_lp3,
     dedicated_machine,
     interval_lp_solution,
+    lp1_program,
+    lp2_program,
+    lp3_program,
     lp3_solution,
 )
 from schedrelax.rounding.exact import (
@@ -69,6 +69,7 @@ from schedrelax.schedulers.fifo import fifo_packing
 from schedrelax.schedulers.list_packing import (
     Pieces,
     Reservations,
+    earliest_finish_machines,
     fastest_machine,
     interval_fraction_packing,
     left_shift,
@@ -77,7 +78,7 @@ from schedrelax.schedulers.list_packing import (
     preemptive_list_packing,
 )
 from schedrelax.schedules import Schedule, evaluate
-from schedrelax.solvers import solve
+from schedrelax.solvers import solve, solve_program
 from schedrelax.solvers.result import SolveStatus
 
 SLOW_MOTION_MODES = ("task", "machine")
@@ -85,12 +86,15 @@ FRACTION_ZERO = 1e-9
 """LP fractions below this are solver round-off; each task's fractions are rescaled to sum to 1."""
 
 
-def _solve(model, solver: str, time_limit: float | None):
-    res = solve(model, solver, time_limit=time_limit)
+def _solve(program, solver: str, time_limit: float | None):
+    """Solve an LP's arrays (HiGHS takes them as they are; another solver gets the Pyomo model
+    the ``build_lp*`` functions return, the same rows: tests/test_matrix.py)."""
+    solved = solve_program(program, solver, time_limit=time_limit)
+    res = solved.result
     if not res.status.has_solution:
-        raise NoOptimalSolutionError(f"{model.name}: solver {res.solver!r} ended with status {res.status.value!r} "
+        raise NoOptimalSolutionError(f"{program.name}: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
-    return res
+    return res, solved
 
 
 def _clean_fractions(z: np.ndarray, pair_task: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -200,10 +204,10 @@ def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     deterministically), ``"random"`` (drawn from density 2λ with ``seed``; the bound then holds in
     expectation only) or a number in (0, 1]."""
     t0 = time.perf_counter()
-    model = build_lp1(instance, eps=eps)
+    program = lp1_program(instance, eps=eps)
     t1 = time.perf_counter()
-    res = _solve(model, solver, time_limit)
-    sol = interval_lp_solution(model)
+    res, solved = _solve(program, solver, time_limit)
+    sol = interval_lp_solution(solved)
     t2 = time.perf_counter()
     choice = _stretch_choice(lam, seed)
     run = synchpack1_round(instance, sol, lam=choice, mode=slow_motion, shift_back=shift_back)
@@ -311,12 +315,21 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     minimum is at most its expectation, 24·LP2; the ``tries`` best are rounded and the best
     schedule is kept, so Theorem 2's 24·LP2 holds deterministically. ``"random"`` draws one λ with
     density 2λ from ``seed``; a number uses that λ.
+
+    ``shift_back`` (default True): after the interval-by-interval packing, move every task as early
+    as capacity, releases and its own other runs allow (:func:`~schedrelax.schedulers.list_packing.
+    left_shift`; no task ends later), the step §4.2 substep 3.2 makes optional: "We may also shift
+    back future tasks' schedules as far as the machine capacity allows." Theorem 2's 24·LP2 holds
+    either way (the packing's completion times only decrease). The paper does not say whether its
+    §7 runs shifted back; measured on the synthetic §7 instances, SynchPack-2/LP2 is close to
+    Table 1's 2.87-2.98 without it and well below with it, so the ``synchpack`` reproduction's
+    calibrated column runs ``shift_back=False`` and reports both.
     """
     t0 = time.perf_counter()
-    model = build_lp2(instance)
+    program = lp2_program(instance)
     t1 = time.perf_counter()
-    res = _solve(model, solver, time_limit)
-    sol = interval_lp_solution(model)
+    res, solved = _solve(program, solver, time_limit)
+    sol = interval_lp_solution(solved)
     t2 = time.perf_counter()
     _check_mode(slow_motion)
     choice = _stretch_choice(lam, seed)
@@ -366,38 +379,65 @@ def dedicated_instance(instance: PackingInstance) -> tuple[PackingInstance, bool
                            reservations=instance.reservations), False
 
 
+def lp3_rank(instance: PackingInstance, sol: LP3Solution) -> np.ndarray:
+    """Each task's list position of Step 2 (paper 003 §5.2): jobs in non-decreasing LP3
+    completion time (ties by index, eq. 21), a job's tasks by index."""
+    job_rank = np.empty(instance.n_jobs, dtype=np.int64)
+    job_rank[np.lexsort((np.arange(instance.n_jobs), sol.completion))] = np.arange(instance.n_jobs)
+    return job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
+
+
 def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     """Step 2 of SynchPack-3 (paper 003 §5.2): jobs in non-decreasing LP3 completion time (ties by
     index, eq. 21); on each machine its tasks in that order (a job's tasks by index), packed by
-    preemptive list scheduling. *instance* must be dedicated."""
+    preemptive list scheduling.
+
+    On a dedicated instance (PDP, one usable machine per task) each task runs on its machine, the
+    paper's algorithm. Otherwise (our extension) each task's machine is chosen as it is
+    list-scheduled, in the same order: the usable machine where it finishes earliest
+    (:func:`~schedrelax.schedulers.list_packing.earliest_finish_machines`)."""
+    rank = lp3_rank(instance, sol)
     machine = dedicated_machine(instance)
-    pairs_time = np.empty(instance.n_tasks)
-    usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
-    pairs_time[instance.place_task[usable]] = instance.place_time[usable]
-    job_rank = np.empty(instance.n_jobs, dtype=np.int64)
-    job_rank[np.lexsort((np.arange(instance.n_jobs), sol.completion))] = np.arange(instance.n_jobs)
-    rank = job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
-    packed = preemptive_list_packing(machine, pairs_time, instance.demand, rank, instance.release[instance.task_job],
+    if machine is not None:
+        ptime = np.empty(instance.n_tasks)
+        usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
+        ptime[instance.place_task[usable]] = instance.place_time[usable]
+    else:
+        machine, ptime = earliest_finish_machines(instance, rank)
+    packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],
                                      instance.capacities, Reservations.of(instance))
     return packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
                             promises={"no_migration"}, meta={"algorithm": "synchpack3"})
 
 
-@register("synchpack3", "packing", "LP3 job order + preemptive list scheduling per machine (dedicated machines; 4)",
-          uses_solver=True, paper="003 §5")
+@register("synchpack3", "packing", "LP3 job order + preemptive list scheduling per machine (dedicated machines: 4; "
+          "else each task to its earliest-finishing machine, no guarantee)", uses_solver=True, paper="003 §5")
 def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
                time_limit: float | None = None) -> Result:
-    """SynchPack-3 (paper 003 §5.2) for PDP|pmtn|Σ w_j C_j. On an instance whose tasks may use
-    several machines, each task is first fixed to its fastest usable machine (our extension); LP3
-    then bounds only that restricted problem, so no lower bound or guarantee is reported."""
+    """SynchPack-3 (paper 003 §5.2) for PDP|pmtn|Σ w_j C_j.
+
+    What Theorem 3 covers: "a four-approximation algorithm for the problem of parallel-task jobs
+    scheduling with packing and single-machine placement constraints" — dedicated machines, all
+    releases 0. Only there are ``lower_bound`` (LP3) and ``guarantee`` (4) reported.
+
+    On an instance whose tasks may use several machines (our extension; §7 runs SynchPack-3 only
+    on the trace's single-machine placement), Step 1 solves LP3 on the restriction in which each
+    task keeps its fastest usable machine (ties to the lowest index) only to get the job order;
+    Step 2 then chooses each task's machine as it is list-scheduled, in that order: the usable
+    machine where it finishes earliest given the tasks placed before it (ties to the least
+    loaded machine). Pinning every task to its fastest machine instead (the former rule) puts
+    all tasks of a cluster of identical machines on machine 0. The LP3 of the restriction is not
+    a bound for the flexible problem and the schedule is not the one Theorem 3 analyses, so no
+    lower bound and no guarantee are reported there (``info["dedicated"]`` is False).
+    """
     dedicated, was = dedicated_instance(instance)
     t0 = time.perf_counter()
-    model = build_lp3(dedicated)
+    program = lp3_program(dedicated)
     t1 = time.perf_counter()
-    res = _solve(model, solver, time_limit)
-    sol = lp3_solution(model)
+    res, solved = _solve(program, solver, time_limit)
+    sol = lp3_solution(solved)
     t2 = time.perf_counter()
-    schedule = synchpack3_round(dedicated, sol)
+    schedule = synchpack3_round(instance, sol)
     t3 = time.perf_counter()
     proven = res.is_optimal and was
     return Result(
@@ -406,7 +446,10 @@ def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | 
         guarantee=4.0 if proven and _offline(instance) else None,
         timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
         params={"time_limit": time_limit},
-        info={"lp_status": res.status.value, "lp_objective": sol.objective, "dedicated": was})
+        info={"lp_status": res.status.value, "lp_objective": sol.objective, "dedicated": was,
+              "machine_choice": "dedicated" if was else "earliest finish in LP3 order",
+              "guarantee_applies_to": "dedicated machines (one usable machine per task), all releases 0, "
+                                      "no reservations (paper 003 Theorem 3)"})
 
 
 # --------------------------------------------------------------------------------------------

@@ -346,6 +346,28 @@ class _Profile:
         lo, hi = np.searchsorted(self.times, a), np.searchsorted(self.times, b)
         self.level[lo:hi] += d
 
+    def runs(self, release: float, duration: float, room: float) -> list[tuple[float, float]]:
+        """The runs of a task of length *duration* released at *release* that runs whenever the
+        level is at most *room* (the lowest-ranked task of a preemptive list packing)."""
+        out: list[tuple[float, float]] = []
+        left = duration
+        k = int(np.searchsorted(self.times, release, side="right")) - 1
+        while left > 0:
+            s = max(float(self.times[k]), release)
+            e = float(self.times[k + 1])
+            if self.level[k] <= room and e > s:
+                take = min(left, e - s)
+                out.append((s, s + take))
+                left -= take
+            k += 1
+            if left > 0 and k >= len(self.level):
+                raise RuntimeError("profile: the task never fits (larger than the machine?)")
+        return out
+
+    def finish(self, release: float, duration: float, room: float) -> float:
+        """When :meth:`runs` ends."""
+        return self.runs(release, duration, room)[-1][1]
+
 
 def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np.ndarray, demand: np.ndarray,
                release: np.ndarray, capacities: np.ndarray, reserved: Reservations | None = None) -> np.ndarray:
@@ -398,6 +420,63 @@ def fastest_machine(instance: PackingInstance) -> tuple[np.ndarray, np.ndarray]:
     tasks = instance.place_task[order]
     first = order[np.r_[True, tasks[1:] != tasks[:-1]]]
     return instance.place_machine[first].copy(), instance.place_time[first].copy()
+
+
+def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each task's machine chosen when it is list-scheduled: tasks are taken in the order of
+    ``rank`` (ties by index) and each goes to the usable machine of its placement set on which
+    it would finish earliest under :func:`preemptive_list_packing`, given the tasks already
+    placed. Returns (machine, processing time there) per task, for
+    :func:`preemptive_list_packing` with the same ``rank``.
+
+    On one machine, preemptive list packing gives a task exactly the room its higher-ranked tasks
+    leave (they are scanned first and never see it), and every task placed before it ranks
+    higher. So its run is known when it is placed: it runs whenever the machine's free room
+    (capacity, less reservations and the higher tasks' runs) holds its demand, from its release
+    until its processing time is done; that finish time is what is compared. Ties (several
+    machines finish it equally early, e.g. all empty) go to the machine with the least volume
+    placed on it so far relative to capacity, then to the lowest index — not to the lowest index
+    alone, which piles every task of an idle cluster with identical machines onto machine 0.
+    """
+    caps = np.asarray(instance.capacities, dtype=float)
+    M, nT = len(caps), instance.n_tasks
+    usable = np.flatnonzero(instance.demand[instance.place_task] <= caps[instance.place_machine])
+    pt, pm, pp = instance.place_task[usable], instance.place_machine[usable], instance.place_time[usable]
+    bounds = np.searchsorted(pt, np.arange(nT + 1))  # place_task is sorted (rows grouped by task)
+    release = instance.release[instance.task_job]
+    demand = instance.demand
+    profiles = [_Profile() for _ in range(M)]
+    busy_until = np.zeros(M)
+    reserved = Reservations.of(instance)
+    for i, d, u in zip(reserved.machine.tolist(), reserved.demand.tolist(), reserved.until.tolist()):
+        profiles[i].add(0.0, u, d)
+        busy_until[i] = max(busy_until[i], u)
+    load = np.zeros(M)
+    machine = np.empty(nT, dtype=np.int64)
+    ptime = np.empty(nT)
+    for t in np.lexsort((np.arange(nT), np.asarray(rank))).tolist():
+        ms, ps = pm[bounds[t]:bounds[t + 1]], pp[bounds[t]:bounds[t + 1]]
+        if not len(ms):
+            raise ValueError(f"task {t} fits no machine of its placement set")
+        r, a = float(release[t]), float(demand[t])
+        finish = r + ps  # exact where the machine is free from r on, a lower bound elsewhere
+        exact = busy_until[ms] <= r
+        best = float(finish[exact].min()) if exact.any() else np.inf
+        for k in np.flatnonzero(~exact).tolist():
+            if finish[k] <= best * (1 + FIT_TOL):
+                finish[k] = profiles[ms[k]].finish(r, float(ps[k]), caps[ms[k]] - a + FIT_TOL * max(1.0, caps[ms[k]]))
+                best = min(best, float(finish[k]))
+            else:
+                finish[k] = np.inf  # cannot beat the best: its lower bound is already later
+        near = np.flatnonzero(finish <= best + FIT_TOL * max(1.0, best))
+        k = int(near[np.lexsort((ms[near], load[ms[near]]))[0]])
+        i = int(ms[k])
+        machine[t], ptime[t] = i, ps[k]
+        for s, e in profiles[i].runs(r, float(ps[k]), caps[i] - a + FIT_TOL * max(1.0, caps[i])):
+            profiles[i].add(s, e, a)
+        busy_until[i] = max(busy_until[i], float(finish[k]))
+        load[i] += a * ps[k] / caps[i]
+    return machine, ptime
 
 
 def packing_schedule(instance: PackingInstance, task: np.ndarray, machine: np.ndarray, start: np.ndarray,

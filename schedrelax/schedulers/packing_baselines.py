@@ -22,6 +22,7 @@ from schedrelax.instances import PackingInstance
 from schedrelax.schedulers.list_packing import (
     FIT_TOL,
     Reservations,
+    earliest_finish_machines,
     fastest_machine,
     packing_schedule,
     preemptive_list_packing,
@@ -50,29 +51,69 @@ def smith_rank(instance: PackingInstance, machine: np.ndarray, ptime: np.ndarray
     return job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
 
 
-@register("psrs", "packing", "PSRS: modified Smith-ratio order, preemptive greedy packing per machine",
-          paper="003 §7 (Schwiegelshohn 2004)")
+def task_smith_rank(instance: PackingInstance, machine: np.ndarray, ptime: np.ndarray) -> np.ndarray:
+    """Each task's position when the TASKS are listed by non-increasing Smith ratio
+    w_j / (a·p/m_i) of each task alone (its job's weight over its own normalised volume), ties by
+    task index: PSRS with every task a job of its own."""
+    caps = np.asarray(instance.capacities, dtype=float)
+    ratio = np.asarray(instance.weights, dtype=float)[instance.task_job] / (instance.demand * ptime / caps[machine])
+    order = np.lexsort((np.arange(instance.n_tasks), -ratio))
+    rank = np.empty(instance.n_tasks, dtype=np.int64)
+    rank[order] = np.arange(instance.n_tasks)
+    return rank
+
+
+def _psrs(instance: PackingInstance, name: str, rank_of) -> Result:
+    fast, fast_time = fastest_machine(instance)
+    rank = rank_of(instance, fast, fast_time)
+    machine, ptime = earliest_finish_machines(instance, rank)
+    packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],
+                                     instance.capacities, Reservations.of(instance))
+    schedule = packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
+                                promises={"no_migration"}, meta={"algorithm": name})
+    return Result(algorithm=name, schedule=schedule)
+
+
+@register("psrs", "packing", "PSRS, ours: JOB-level modified Smith ratio shared by a job's tasks, preemptive "
+          "greedy packing per machine (synchronisation-aware)", paper="003 §7 (Schwiegelshohn 2004)")
 def psrs(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """PSRS, Preemptive Smith Ratio Scheduling (Schwiegelshohn 2004), per machine as paper 003 §7
-    runs it on the trace's single-machine placement.
+    runs it on the trace's single-machine placement — our synchronisation-aware variant; the
+    paper's per-task reading is :func:`psrs_paper`.
 
     Published rule, for parallel jobs on one machine: list the jobs by non-increasing modified
     Smith ratio w_j / (a_j p_j) and schedule greedily, preempting lower-ratio work so that a
     higher-ratio job (in particular a wide one, a_j > m/2) starts as soon as it is at the head of
-    the list. Ours: each task runs on its fastest usable machine (its only one under single-machine
-    placement); a job's ratio is its weight over the normalised volume of all its tasks (the tasks
-    of a job share one priority, the synchronisation heuristic); on every machine, at each
+    the list. Ours: a job's ratio is its weight over the normalised volume of all its tasks (the
+    tasks of a job share one priority, the synchronisation heuristic that makes this PSRS the same
+    list packer as SynchPack-3's Step 2 with another job order); on every machine, at each
     completion or release the machine is re-packed from the top of the list
     (:func:`~schedrelax.schedulers.list_packing.preemptive_list_packing`), so a task never waits
-    for a lower-ratio one that holds room it needs. No migration.
+    for a lower-ratio one that holds room it needs. No migration. A task that may use several
+    machines gets, in list order, the one where it finishes earliest
+    (:func:`~schedrelax.schedulers.list_packing.earliest_finish_machines`; the volume in the ratio
+    uses its fastest time).
     """
-    machine, ptime = fastest_machine(instance)
-    rank = smith_rank(instance, machine, ptime)
-    packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],
-                                     instance.capacities, Reservations.of(instance))
-    schedule = packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,
-                                promises={"no_migration"}, meta={"algorithm": "psrs"})
-    return Result(algorithm="psrs", schedule=schedule)
+    return _psrs(instance, "psrs", smith_rank)
+
+
+@register("psrs-paper", "packing", "PSRS, paper's reading: per-TASK Smith ratio w_j/(a p), tasks of a job "
+          "not synchronised, preemptive greedy packing per machine", paper="003 §7, §1.1 (Schwiegelshohn 2004)")
+def psrs_paper(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """PSRS as paper 003 §7 compares against it: "PSRS is a preemptive algorithm for the parallel
+    task scheduling problem (see Section 1.1) on a single machine", a problem in which "each job
+    is only a single task" (§1.1). Run per machine, every task is a PTS job of its own: tasks are
+    listed by non-increasing Smith ratio w_j / (a_kj p_kj / m_i) — the task carries its job's
+    weight, and nothing ties it to its job's other tasks (the paper lists PSRS among the
+    algorithms that "do not consider all aspects of packing, synchronization, and data locality",
+    §1.2) — then packed as in :func:`psrs` (preemptive, re-packed from the top at every event).
+
+    Where the two differ: a job of many small tasks and a job of one large task. Job-level PSRS
+    ranks the many-task job by its total volume; task-level PSRS runs each small task first, so
+    the job's tasks overtake the other job on every machine they share and its completion is no
+    earlier while the other job waits (see the tests' hand-solved case).
+    """
+    return _psrs(instance, "psrs-paper", task_smith_rank)
 
 
 # --------------------------------------------------------------------------------------------
@@ -197,21 +238,24 @@ def tetris_np(instance: PackingInstance, *, solver: str | None = None, seed: int
 # JSQ-MW
 # --------------------------------------------------------------------------------------------
 
-@register("jsq-mw", "packing", "JSQ-MaxWeight: tasks join the shortest local queue, idle room serves the "
-          "max-weight queue (non-preemptive)", paper="003 §7 (Wang et al. 2016)")
-def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
-    """JSQ-MaxWeight (Wang et al. 2016) as paper 003 §7 runs it: non-preemptive, with packing.
+def jsq_maxweight(instance: PackingInstance, order: np.ndarray, name: str) -> Result:
+    """JSQ-MaxWeight with packing (Wang et al. 2016, as paper 003 §7 runs it); tasks join their
+    queues in ``order`` (at their release) and each queue is served in the order tasks joined it.
 
-    Published rule, for single-task jobs and unit servers: an arriving task joins the shortest of
-    its local servers' queues (JSQ); a server that becomes free serves the queue with the largest
-    (queue length × its service rate for that queue's tasks), local rate 1 and remote rate 1/α
-    (MaxWeight). Ours: jobs are taken at release in non-increasing w_j / (normalised volume)
-    (ties by index), their tasks by index; each task joins the queue of the local machine whose
-    queued work Σ a·p/m_i is least (ties to the lowest index). At every decision time each
-    machine, in index order, repeatedly takes from the queue that maximises (queued work) × rate,
-    rate = (task's local time)/(its time on this machine), the first task of that queue that fits
-    its free capacity and may run on it, until no queue offers one; ties to the machine's own
-    queue, then the lowest index.
+    Routing (JSQ): a task joins the queue of the local machine (shortest usable time) whose queued
+    work Σ a·p/m_i is least, ties to the lowest index. Service (MaxWeight): at every decision
+    time (first release, completions, releases, ends of reservations) a machine repeatedly takes
+    from the queue that maximises (queued work) × rate, rate = (task's local time)/(its time on
+    this machine), the first task of that queue that fits its free capacity and may run on it,
+    until no queue offers one; ties to the machine's own queue, then the lowest index.
+
+    The decision time is one instant for all machines, so it runs in two rounds: first every
+    machine, in index order, serves only tasks that are local to it (rate 1); then every machine
+    with room left serves any queue, remote tasks included. A task is thus sent to a remote
+    machine only when none of its local machines can start it at that instant. Serving machines in
+    index order in one round (the former rule) let the low-index machines take other machines'
+    tasks at remote speed while those machines sat idle: at time 0 on the Google part with
+    ``local`` placement every task went remote and Σ w_j C_j doubled (α = 2).
     """
     pt, pm, pp = _usable(instance)
     nT, M = instance.n_tasks, instance.n_machines
@@ -225,9 +269,6 @@ def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | 
     for t, i, p in zip(pt.tolist(), pm.tolist(), pp.tolist()):
         if p <= best[t] * (1 + 1e-12):
             local[t].append(i)
-    machine, ptime = fastest_machine(instance)
-    rank = smith_rank(instance, machine, ptime)
-    order = np.argsort(rank)
     queues: list[list[int]] = [[] for _ in range(M)]
     work = np.zeros(M)
     running: list[tuple[float, int, int]] = []
@@ -251,34 +292,74 @@ def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | 
             queues[i].append(t)
             work[i] += demand[t] * best[t] / caps[i]
             joined[t] = True
-        for i in range(M):
-            while True:
-                choice = None
-                for n in [i] + [n for n in range(M) if n != i]:
-                    pick = next((t for t in queues[n] if (t, i) in time_on
-                                 and demand[t] <= free[i] + FIT_TOL * max(1.0, caps[i])), None)
-                    if pick is None:
-                        continue
-                    weight = work[n] * best[pick] / time_on[pick, i]
-                    if choice is None or weight > choice[0]:
-                        choice = (weight, n, pick)
-                if choice is None:
-                    break
-                _, n, t = choice
-                queues[n].remove(t)
-                work[n] -= demand[t] * best[t] / caps[n]
-                p = time_on[t, i]
-                rows.append((t, i, now, now + p))
-                heapq.heappush(running, (now + p, i, t))
-                free[i] -= demand[t]
-                started += 1
+        for remote_ok in (False, True):
+            for i in range(M):
+                while True:
+                    choice = None
+                    for n in [i] + [n for n in range(M) if n != i]:
+                        pick = next((t for t in queues[n] if (t, i) in time_on
+                                     and (remote_ok or time_on[t, i] <= best[t] * (1 + 1e-12))
+                                     and demand[t] <= free[i] + FIT_TOL * max(1.0, caps[i])), None)
+                        if pick is None:
+                            continue
+                        weight = work[n] * best[pick] / time_on[pick, i]
+                        if choice is None or weight > choice[0]:
+                            choice = (weight, n, pick)
+                    if choice is None:
+                        break
+                    _, n, t = choice
+                    queues[n].remove(t)
+                    work[n] -= demand[t] * best[t] / caps[n]
+                    p = time_on[t, i]
+                    rows.append((t, i, now, now + p))
+                    heapq.heappush(running, (now + p, i, t))
+                    free[i] -= demand[t]
+                    started += 1
         if started == nT:
             break
         later = times[times > now]
         now = min(running[0][0] if running else np.inf, float(later[0]) if len(later) else np.inf)
         if not np.isfinite(now):
-            raise RuntimeError("jsq-mw: tasks wait on idle machines (a bug: every task fits one)")
+            raise RuntimeError(f"{name}: tasks wait on idle machines (a bug: every task fits one)")
     t, i, s, e = (np.array(c) for c in zip(*rows))
     schedule = packing_schedule(instance, t, i, s, e, promises={"non_preemptive", "no_migration"},
-                                meta={"algorithm": "jsq-mw"})
-    return Result(algorithm="jsq-mw", schedule=schedule)
+                                meta={"algorithm": name})
+    return Result(algorithm=name, schedule=schedule)
+
+
+@register("jsq-mw", "packing", "JSQ-MaxWeight, ours: queues filled in job Smith-ratio order, shortest local queue, "
+          "idle room serves the max-weight queue (non-preemptive)", paper="003 §7 (Wang et al. 2016)")
+def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """JSQ-MaxWeight (Wang et al. 2016) as paper 003 §7 runs it: non-preemptive, with packing —
+    our variant, whose queues are ordered by priority; the paper's FIFO queues are
+    :func:`jsq_mw_paper`.
+
+    Published rule, for single-task jobs and unit servers: an arriving task joins the shortest of
+    its local servers' queues (JSQ); a server that becomes free serves the queue with the largest
+    (queue length × its service rate for that queue's tasks), local rate 1 and remote rate 1/α
+    (MaxWeight). Ours: jobs are taken at release in non-increasing w_j / (normalised volume)
+    (ties by index), their tasks by index, so every queue is in that priority order; the rest is
+    :func:`jsq_maxweight`.
+    """
+    machine, ptime = fastest_machine(instance)
+    return jsq_maxweight(instance, np.argsort(smith_rank(instance, machine, ptime)), "jsq-mw")
+
+
+@register("jsq-mw-paper", "packing", "JSQ-MaxWeight, paper's reading: FIFO queues (arrival order), shortest "
+          "local queue, idle room serves the max-weight queue (non-preemptive)",
+          paper="003 §7, §1.1 (Wang et al. 2016)")
+def jsq_mw_paper(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
+    """JSQ-MaxWeight as paper 003 cites it (Wang et al. 2016, "algorithms based on join-the-shortest-
+    queue and max-weight (JSQ-MW) to incorporate data locality in load balancing", §1.1): a model
+    of single-task jobs in which each server's queue is first-in first-out — the rule knows no
+    weights and no jobs. Tasks join queues in arrival order: by release, ties by job index (the
+    trace's order), a job's tasks by index; each queue is served in that order, the first task that
+    fits the machine's free capacity (skipping one that does not fit is the packing heuristic the
+    paper adds, "combined with reasonable heuristics to enforce all the constraints", §1.2).
+    Routing and service are :func:`jsq_maxweight`.
+    """
+    job_order = np.lexsort((np.arange(instance.n_jobs), instance.release))
+    job_pos = np.empty(instance.n_jobs, dtype=np.int64)
+    job_pos[job_order] = np.arange(instance.n_jobs)
+    order = np.lexsort((np.arange(instance.n_tasks), job_pos[instance.task_job]))
+    return jsq_maxweight(instance, order, "jsq-mw-paper")

@@ -84,3 +84,21 @@ def test_full_size(tmp_path):
     runs = _read(tmp_path / "asrpt_runs.csv")
     assert len(runs) == 4 * 5 * len(SCENARIOS) * len(POLICIES)
     assert "T = 500 slots" in report.read_text()
+
+
+def test_quick_run_writes_the_side_by_side_and_the_theory(quick_run):
+    from schedrelax.experiments.reproduce import read_side_by_side
+
+    out = quick_run
+    rows = read_side_by_side(out / "asrpt_side_by_side.csv")
+    assert all(r.cause.strip() for r in rows if r.flagged)
+    three = [r for r in rows if r.quantity.startswith("ASRPT / SRPT bound")]
+    assert len(three) == len(WORKLOADS) and all(r.paper_high == 3.0 for r in three)
+    assert all(r.calibrated >= 1.0 and r.default >= 1.0 for r in three)  # the SRPT bound is a lower bound
+    figure_only = [r for r in rows if r.item.startswith("001 Figs 5-8")]
+    assert len(figure_only) == len(WORKLOADS) * len(POLICIES) and all(r.paper_low is None for r in figure_only)
+    # §IV: the measured flows are the closed forms 2(Q+1)^2 (work-conserving) and 6Q+3 (S_2).
+    for r in _read(out / "asrpt_section_iv.csv"):
+        Q = int(r["Q"])
+        assert float(r["asrpt_flow"]) == 2 * (Q + 1) ** 2 and float(r["s2_flow"]) == 6 * Q + 3
+    assert "Theorem 2" in (out / "asrpt_theory.md").read_text()

@@ -38,7 +38,7 @@ def test_quick_run_writes_every_file(quick_run):
 
 def test_runs_are_consistent(quick_run):
     rows = _read(quick_run / "flex_runs.csv")
-    assert {r["experiment"] for r in rows} == {"base", "slack", "small", "metric"}
+    assert {r["experiment"] for r in rows} == {"base (calibrated)", "base", "slack", "small", "metric"}
     for r in rows:
         opt = float(r["optimum"])
         for a in ALGORITHMS:
@@ -69,6 +69,34 @@ def test_one_point_orders_the_algorithms():
     # FLEX is an MPS schedule with the minima; the optimum is the best of those.
     assert row["optimum"] <= row["flex"] + 1e-9 * row["flex"]
     assert set(row) == {*ALGORITHMS, "optimum"}
+
+
+def test_quick_side_by_side(quick_run):
+    from schedrelax.experiments.reproduce import read_side_by_side
+
+    rows = read_side_by_side(quick_run / "flex_side_by_side.csv")
+    # Base case: 3 algorithms x (average, worst); then the two job counts of §4.2.
+    assert len(rows) == 3 * 2 + 2
+    assert all(r.cause for r in rows if r.flagged)
+    fifo = [r for r in rows if r.quantity.startswith("FIFO")]
+    assert [r.paper_low for r in fifo] == [2.07, 3.24]
+
+
+def test_fifo_probes_by_definition():
+    # FIFO obeying the minima is an MPS schedule with the minima, so never below the best one;
+    # the optimum without minima is at most the one with them, so FIFO over it is at least FIFO's
+    # own ratio.
+    row = run_point(Setting(n_jobs=5, processors=20), seed=4, probe=True)
+    assert row["fifo_minima"] >= row["optimum"] - 1e-9 * row["optimum"]
+    assert row["fifo_over_free"] >= row["fifo"] / row["optimum"] - 1e-9
+
+
+def test_many_jobs_gain_is_a_fraction_and_flex_wins():
+    from schedrelax.experiments.flex import many_jobs_runs
+
+    for arrivals in (False, True):
+        gains = many_jobs_runs(6, [0, 1], total_work=None, arrivals=arrivals)
+        assert len(gains) == 2 and all(-1.0 < g < 1.0 for g in gains)
 
 
 @pytest.mark.slow

@@ -35,6 +35,7 @@ MEDIUM = {
     "asrpt": {"machines": 20, "rate": 0.4, "slots": 100},
     "synchpack": {"machines": 20, "n_jobs": 20, "tasks_per_job": (1, 10)},
     "spc": {"n_jobs": 20, "tasks_per_job": (1, 10), "machines": 20},
+    "dag-jobs": {"n_dags": 5, "nodes": 20, "tasks": 2000, "machines": 10},
 }
 
 
@@ -50,16 +51,25 @@ def within_se(sample, expected, k=5.0):
 
 def test_registry_covers_every_family_once_first_setup_per_family():
     assert set(s.family for s in gen.SETUPS.values()) == set(FAMILIES)
-    assert [s.name for s in gen.setups("malleable")] == ["flowflex", "flex"]
+    assert [s.name for s in gen.setups("malleable")] == ["flowflex", "flowflex-paper-fit", "flex", "flex-paper-fit"]
+    # A paper-fit setup sits right after the paper's setup it calibrates, in the same family.
+    names = list(gen.SETUPS)
+    for k, name in enumerate(names):
+        if name.endswith("-paper-fit"):
+            base = name.removesuffix("-paper-fit")
+            assert names[k - 1] == base and gen.SETUPS[base].family == gen.SETUPS[name].family
     for s in gen.SETUPS.values():
         assert set(s.paper_sizes) <= set(s.params)
         assert set(s.small_sizes) <= set(s.params)
-        assert s.paper.startswith("papers/") and "§" in s.paper
+        # A paper's setup cites its section; one that is not (dag-jobs) says so.
+        assert (s.paper.startswith("papers/") and "§" in s.paper) or "not a paper's setup" in s.paper
         assert s.description
 
 
 def test_paper_sizes_are_the_generators_defaults():
     for s in gen.SETUPS.values():
+        if s.name.endswith("-paper-fit"):
+            continue  # its "paper sizes" carry the fitted values (tests/instances/test_generate_paper_fit.py)
         defaults = {k: p.default for k, p in inspect.signature(s.function).parameters.items()}
         for k, v in s.paper_sizes.items():
             assert defaults[k] == v, (s.name, k)
@@ -85,7 +95,7 @@ def test_generator_argument_is_advanced_not_copied(name):
 @pytest.mark.parametrize("name", list(gen.SETUPS))
 def test_valid_instance_of_the_right_family(name, scale_params, tmp_path):
     s = gen.SETUPS[name]
-    params = MEDIUM[name] if scale_params == "medium" else {}
+    params = MEDIUM[name.removesuffix("-paper-fit")] if scale_params == "medium" else {}
     for seed in range(3):
         inst = s.make(seed, **params)
         assert isinstance(inst, FAMILY_CLASS[s.family]) and inst.family == s.family
@@ -398,7 +408,7 @@ def test_generate_defaults_to_the_small_first_setup():
 def test_unknown_family_and_setup_are_named_with_the_allowed_names():
     with pytest.raises(ValueError, match=r"'bogus'.*malleable.*mapreduce.*packing.*related"):
         gen.generate("bogus")
-    with pytest.raises(ValueError, match=r"'nosuch'.*flowflex, flex"):
+    with pytest.raises(ValueError, match=r"'nosuch'.*flowflex, flowflex-paper-fit, flex, flex-paper-fit"):
         gen.generate("malleable", "nosuch")
     with pytest.raises(ValueError, match=r"'asrpt'.*belongs to family 'mapreduce'"):
         gen.generate("malleable", "asrpt")
@@ -496,3 +506,20 @@ def test_huge_sizes_are_refused_before_any_work(family, params, fragment):
 def test_bad_parameter_values_are_instance_errors(family, params, fragment):
     with pytest.raises(InstanceError, match=fragment):
         gen.generate(family, **params)
+
+
+def test_dag_jobs_shape_and_errors():
+    inst = gen.dag_jobs(3, n_dags=4, nodes=10, tasks=500, machines=7)
+    assert inst.n_jobs == 10 and len(inst.task_size) == 500 and len(inst.speeds) == 7
+    # Stages 3, 3, 2, 2 (10 split as evenly as possible); each DAG holds its chain.
+    chains = {(0, 1), (1, 2), (3, 4), (4, 5), (6, 7), (8, 9)}
+    edges = {tuple(map(int, e)) for e in inst.edges}
+    assert chains <= edges
+    assert all(b > a and (a < 3) == (b < 3) for a, b in edges)  # forward, inside one DAG (first DAG: 0-2)
+    assert set(np.unique(inst.weights[:3])) <= set(range(1, 10)) and len(set(inst.weights[:3])) == 1
+    with pytest.raises(InstanceError, match="nodes must be >= n_dags"):
+        gen.dag_jobs(0, n_dags=5, nodes=4)
+    with pytest.raises(InstanceError, match="tasks must be >= nodes"):
+        gen.dag_jobs(0, nodes=10, n_dags=2, tasks=9)
+    with pytest.raises(InstanceError, match="extra_edge_probability must be a number in"):
+        gen.dag_jobs(0, extra_edge_probability=1.5)
