@@ -44,6 +44,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedrelax.instances import MapReduceInstance, MapReduceJob
+from schedrelax.schedulers.mapreduce_policies import _greedy
 
 # --------------------------------------------------------------------------------------------
 # Theorems 2 and 3
@@ -301,20 +302,6 @@ class S2Policy:
     def allocate(self, sim) -> tuple[Mapping[int, int], Mapping[int, int]]:
         """Slot ``sim.t`` of S_2: the other jobs greedily in arrival order, then job 0's Map, and
         job 0's Reduce only once every other job has finished."""
-        d = sim.free
-        mp: dict[int, int] = {}
-        rd: dict[int, int] = {}
         others_done = all(sim.done[j] for j in range(1, sim.instance.n_jobs))
         order = [j for j in sim.active if j != 0] + ([0] if 0 in sim.active else [])
-        for j in order:
-            if d == 0:
-                break
-            m, r = sim.demand(j)
-            if m:
-                mp[j] = g = min(m, d)
-            elif r and (j != 0 or others_done):
-                rd[j] = g = min(r, d)
-            else:
-                continue
-            d -= g
-        return mp, rd
+        return _greedy(sim, order, reduce_allowed=lambda j: j != 0 or others_done)

@@ -28,6 +28,8 @@ with probability 1, not a bound on one instance.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from schedrelax.algorithms import Result, register
@@ -47,8 +49,9 @@ _BOUND_NOTE = "lower_bound: SRPT on the relaxation eq. (12), paper 001 Lemma 1"
 _BOUND_KIND = "SRPT bound (paper 001 Lemma 1, eq. (12))"
 
 
-def _greedy(sim: SlotSimulator, jobs: list[int]) -> Allocation:
-    """Each job in turn gets all the machines it can use this slot, while machines last."""
+def _greedy(sim: SlotSimulator, jobs: list[int], reduce_allowed: Callable[[int], bool] | None = None) -> Allocation:
+    """Each job in turn gets all the machines it can use this slot, while machines last; a job's
+    Reduce work only where ``reduce_allowed(job)`` (default: everywhere)."""
     d = sim.free
     mp: dict[int, int] = {}
     rd: dict[int, int] = {}
@@ -58,7 +61,7 @@ def _greedy(sim: SlotSimulator, jobs: list[int]) -> Allocation:
         m, r = sim.demand(j)
         if m:
             mp[j] = g = min(m, d)
-        elif r:
+        elif r and (reduce_allowed is None or reduce_allowed(j)):
             rd[j] = g = min(r, d)
         else:
             continue
