@@ -84,7 +84,7 @@ def compile_linear_form(model: pyo.ConcreteModel) -> LinearForm:
     objective = active_objective(model)
     # set_sense=None keeps the objective's own sense, so objective values and bounds need no
     # sign flip on the way back.
-    info = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
+    info = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None, column_order=True)
     n = len(info.columns)
     bound_type = np.fromiter((row.bound_type for row in info.rows), dtype=np.int8)
     rhs = np.asarray(info.rhs, dtype=float)
