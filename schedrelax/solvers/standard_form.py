@@ -84,8 +84,17 @@ def compile_linear_form(model: pyo.ConcreteModel) -> LinearForm:
     objective = active_objective(model)
     # set_sense=None keeps the objective's own sense, so objective values and bounds need no
     # sign flip on the way back.
-    info = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None, column_order=True)
+    info = LinearStandardFormCompiler().write(model, mixed_form=True, set_sense=None)
     n = len(info.columns)
+    # Columns in the variables' declaration order (the compiler orders them by first use): a
+    # model built from arrays (schedrelax._matrix.to_pyomo) then reaches HiGHS exactly as the
+    # arrays do, and HiGHS returns the same vertex of a degenerate LP on both routes. (Pyomo's own
+    # column_order=True lists a variable twice when another is fixed: not used.)
+    position = {id(v): k for k, v in enumerate(model.component_data_objects(pyo.Var, descend_into=True))}
+    order = np.argsort([position[id(v)] for v in info.columns], kind="stable")
+    columns = [info.columns[k] for k in order]
+    A = scipy.sparse.csc_array(info.A)[:, order] if n else info.A
+    c = info.c.toarray().ravel()[order] if n else np.zeros(0)
     bound_type = np.fromiter((row.bound_type for row in info.rows), dtype=np.int8)
     rhs = np.asarray(info.rhs, dtype=float)
     # mixed form: bound_type 0 is an equality row, 1 an upper (<=) row, -1 a lower (>=) row
@@ -94,14 +103,14 @@ def compile_linear_form(model: pyo.ConcreteModel) -> LinearForm:
     col_lower = np.empty(n)
     col_upper = np.empty(n)
     integer = np.zeros(n, dtype=bool)
-    for j, var in enumerate(info.columns):
+    for j, var in enumerate(columns):
         col_lower[j], col_upper[j], integer[j] = column_data(var)
     return LinearForm(
-        columns=info.columns,
-        c=info.c.toarray().ravel() if n else np.zeros(0),
+        columns=columns,
+        c=c,
         offset=float(info.c_offset[0]),
         maximize=objective.sense == pyo.maximize,
-        A=info.A,
+        A=A,
         row_lower=row_lower,
         row_upper=row_upper,
         rows=[row.constraint for row in info.rows],

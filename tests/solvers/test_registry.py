@@ -79,3 +79,22 @@ def test_max_violation_scales_rows_bounds_and_integrality():
     assert max_violation(form, np.array([1.0, 1.0, 1.0, 0.0])) == pytest.approx(3 / 11)
     assert max_violation(form, np.array([0.5, 0.0, 0.0, 0.0])) == pytest.approx(0.5)
     assert max_violation(form, np.array([0.0, 0.0, 0.0, 2.0])) == pytest.approx(0.5)
+
+
+def test_compiled_columns_come_in_declaration_order_with_fixed_variables_folded():
+    # Declared y, x[0], x[1], x[2], u; used first x[2], x[0], x[1] (fixed at 3), y; u nowhere.
+    # The rows: x2 + x0 + 2 x1 + y >= 5 with x1 = 3 is x2 + x0 + y >= -1. Pyomo's own
+    # column_order=True listed x[0] twice here (pyomo 6.10); our ordering must not.
+    from schedrelax.solvers.standard_form import compile_linear_form
+
+    m = pyo.ConcreteModel()
+    m.y = pyo.Var(bounds=(0, 1))
+    m.x = pyo.Var([0, 1, 2], bounds=(0, 10))
+    m.x[1].fix(3)
+    m.u = pyo.Var(within=pyo.Integers)
+    m.c = pyo.Constraint(expr=m.x[2] + m.x[0] + 2 * m.x[1] + m.y >= 5)
+    m.o = pyo.Objective(expr=m.x[0] + 3 * m.x[2])
+    f = compile_linear_form(m)
+    assert [v.name for v in f.columns] == ["y", "x[0]", "x[2]"]
+    assert f.c.tolist() == [0.0, 1.0, 3.0]
+    assert f.A.toarray().tolist() == [[1.0, 1.0, 1.0]] and f.row_lower.tolist() == [-1.0]
