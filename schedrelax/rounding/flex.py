@@ -62,7 +62,7 @@ from schedrelax.instances.costs import (
     TardyCost,
     aggregate,
 )
-from schedrelax.rounding.exact import exact_outcome, exact_solver_options
+from schedrelax.rounding.exact import COST_MATCH, exact_outcome, exact_solver_options
 from schedrelax.models.malleable_mip import add_power_tangents, build_malleable_mip, malleable_mip_solution
 from schedrelax.schedulers.malleable_packing import (
     DONE_FRACTION,
@@ -759,6 +759,26 @@ def snap_to_data_times(times: np.ndarray, anchors: np.ndarray, window: float = _
     return np.maximum.accumulate(snapped)
 
 
+def _below(bound: float) -> float:
+    """A cost below this refutes *bound* as a lower bound (beyond the optimality tolerance)."""
+    return bound - COST_MATCH * max(1.0, abs(bound))
+
+
+def _refuting_schedules(instance: MalleableInstance, minima: bool) -> list[tuple[float, Schedule, str]]:
+    """Verified schedules the MIP's model admits, cheapest first, as (cost, schedule, algorithm):
+    FIFO and Fair when minima do not bind (both ignore them). A MIP bound above one of their
+    costs is refuted: the check that caught HiGHS's presolve proving a wrong optimum."""
+    if minima and np.any(instance.min_procs > 0):
+        return []
+    from schedrelax.algorithms import run
+
+    found = []
+    for name in ("fifo", "fair"):
+        r = run(name, instance)
+        found.append((float(r.objective), r.schedule, name))
+    return sorted(found, key=lambda x: x[0])
+
+
 @register("mip", "malleable", "exact continuous-time event-based MIP (small instances)", uses_solver=True,
           paper="000 §1.1; 002 §2-3")
 def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
@@ -793,9 +813,19 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     model = build_malleable_mip(instance, minima=minima)
     build = time.perf_counter() - t0
     solve_seconds, rounds = 0.0, 0
+    refuters = _refuting_schedules(instance, minima)
+    options = exact_solver_options(solver)
     while True:
         rounds += 1
-        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **exact_solver_options(solver))
+        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **options)
+        if (res.best_bound is not None and refuters and "presolve" not in options
+                and solver.partition(":")[0] == "highs" and refuters[0][0] < _below(res.best_bound)):
+            # A verified schedule costs less than the bound HiGHS proved: its presolve was wrong
+            # (measured: P = 2, three jobs, a tardy flow; "optimal" 4.625 against FIFO's 3.5, the
+            # true optimum). The same model again without presolve.
+            options = {**options, "presolve": "off"}
+            model = build_malleable_mip(instance, minima=minima)
+            res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **options)
         solve_seconds += res.solve_seconds + res.build_seconds
         if not res.status.has_solution:
             hint = " (with minima=True the minima of jobs ready together must fit the processors)" if minima else ""
@@ -819,10 +849,20 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED), start, end, rate,
                         promises=frozenset({"respects_minima"} if minima else ()), meta={"algorithm": "mip"})
     cost = evaluate(instance, schedule).objective
-    info = {**exact_outcome(cost, sol.objective, res.best_bound, res), "events": len(sol.times) - 1,
+    bound = res.best_bound
+    refuted = None
+    if bound is not None and refuters and refuters[0][0] < _below(bound):
+        # Still refuted: no proof survives. Return the cheaper verified schedule, with no bound.
+        refuted = (f"the solver's bound {bound!r} is above {refuters[0][2]}'s verified cost {refuters[0][0]!r}: "
+                   "not a lower bound, so nothing is proven")
+        bound = None
+        if refuters[0][0] < cost:
+            cost, schedule = refuters[0][0], refuters[0][1]
+    info = {**exact_outcome(cost, sol.objective, bound, res), "events": len(sol.times) - 1,
+            "refuted": refuted, "presolve_off": "presolve" in options,
             "added_time": float(bounds[-1] - times[-1]),
             "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
-    return Result(algorithm="mip", schedule=schedule, lower_bound=res.best_bound,
-                  bound_kind=None if res.best_bound is None else f"MIP dual bound ({res.solver})",
+    return Result(algorithm="mip", schedule=schedule, lower_bound=bound,
+                  bound_kind=None if bound is None else f"MIP dual bound ({res.solver})",
                   timings={"build": build, "solve": solve_seconds},
                   params={"minima": minima, "time_limit": time_limit, "mip_gap": mip_gap}, info=info)

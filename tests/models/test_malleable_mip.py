@@ -194,3 +194,20 @@ def test_a_trim_over_p_with_no_room_left_does_not_lose_a_job():
         {"sizes": [100.0], "max_processors": [1], "release": 1000.0, "cost": {"kind": "completion", "weight": 1.0}}]})
     res = run("mip", inst)
     assert res.objective == pytest.approx(1100.0, rel=REL) and res.info["optimal"]
+
+
+def test_highs_presolve_proving_a_wrong_optimum_is_caught():
+    # P = 2. Flow 0: jobs of work 1 (max 1 processor) and 3 (max 2), cost 1.5 C; flow 1: work 1.5
+    # (max 1), tardy with deadline 0 (always late: 0.5). Flow 0's work 4 on 2 processors needs
+    # t >= 2, so OPT >= 1.5 * 2 + 0.5 = 3.5, and FIFO reaches it (job 0 and job 1 on [0, 1], job 1
+    # on both processors on [1, 2], flow 1 on [2, 3.5]). HiGHS with presolve proved "optimal"
+    # 4.625 (bound 4.62499999) on this model; the mip re-solves when a verified schedule refutes
+    # the bound and reports the true optimum.
+    from schedrelax.instances.costs import completion, tardy
+
+    inst = MalleableInstance(2, (Flow([1.0, 3.0], [1.0, 2.0], cost=completion(1.5)),
+                                 Flow([1.5], [1.0], cost=tardy(0.0, 0.5))))
+    for minima in (False, True):
+        exact = run("mip", inst, params={"minima": minima})
+        assert exact.status == "optimal" and exact.objective == pytest.approx(3.5, rel=1e-9)
+        assert exact.lower_bound <= 3.5 + 1e-6 and exact.info["refuted"] is None
