@@ -242,6 +242,24 @@ def _check_param_types(name: str, fn: AlgorithmFn, params: Mapping[str, Any]) ->
         raise AlgorithmError(f"algorithm {name!r}: parameter {key!r} must be {expected}, got {value!r}")
 
 
+def _drop_refuted_bound(result: Result) -> Result:
+    """A lower bound above the verified cost of the result's own schedule is refuted (a solver's
+    wrong proof, or a bug): it is dropped with the guarantee and any optimality claim, and
+    ``info["bound_refuted"]`` says what was refuted. Tolerance: COST_MATCH, the optimality rule."""
+    from schedrelax.rounding.exact import COST_MATCH
+
+    bound, cost = result.lower_bound, result.objective
+    if bound is None or not bound - cost > COST_MATCH * max(1.0, abs(cost)):
+        return result
+    message = (f"lower bound {bound!r} ({result.bound_kind}) is above the verified cost {cost!r} of the "
+               "algorithm's own schedule: refuted, so dropped")
+    _LOG.warning("%s: %s", result.algorithm, message)
+    info = {**result.info, "bound_refuted": message}
+    if "optimal" in info:
+        info.update(optimal=False, status="feasible")
+    return replace(result, lower_bound=None, bound_kind=None, guarantee=None, info=info)
+
+
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
         params: Mapping[str, Any] | None = None, time_limit: float | None = None, **kwargs: Any) -> Result:
     """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
@@ -298,6 +316,7 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     timings = {**result.timings, "total": elapsed}
     done = replace(result, algorithm=name, objective=ev.objective, evaluation=ev, timings=timings,
                    params={**params, **result.params, "seed": seed, "solver": solver if spec.uses_solver else None})
+    done = _drop_refuted_bound(done)
     _LOG.info("%s on a %s instance (%d jobs): objective %.6g, %s, %.3f s", name, instance.family, instance.n_jobs,
               done.objective, done.status, elapsed)
     _LOG.debug("%s timings %s", name, {k: round(v, 4) for k, v in timings.items()})

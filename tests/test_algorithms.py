@@ -74,3 +74,21 @@ def test_registering_two_functions_under_one_name_and_family_is_an_error():
         @register("test-twice", "related", "second")
         def second(instance, *, solver, seed):
             raise AssertionError
+
+
+def test_a_bound_above_the_schedules_own_cost_is_dropped_with_the_claims():
+    from dataclasses import replace
+
+    from schedrelax import algorithms as A
+    from schedrelax.instances.generate import example
+
+    r = A.run("fifo", example("packing"))
+    # 1 % above the verified cost: impossible for a lower bound, so refuted.
+    bad = replace(r, lower_bound=r.objective * 1.01, bound_kind="made up", guarantee=2.0,
+                  info={"optimal": True, "status": "optimal"})
+    dropped = A._drop_refuted_bound(bad)
+    assert dropped.lower_bound is None and dropped.bound_kind is None and dropped.guarantee is None
+    assert dropped.status == "feasible" and "refuted" in dropped.info["bound_refuted"]
+    # Within the optimality tolerance (1e-6 relative) a bound equal to the cost stays.
+    near = replace(r, lower_bound=r.objective * (1 + 1e-8), bound_kind="made up")
+    assert A._drop_refuted_bound(near) is near

@@ -172,6 +172,9 @@ def check_run(name: str, instance: Instance, *, params: dict | None = None, opti
     if not _close(ev.objective, res.objective):
         out.kind, out.message = "objective-mismatch", f"Result says {res.objective!r}, evaluate {ev.objective!r}"
         return out
+    if res.info.get("bound_refuted"):  # run() dropped it: the algorithm still produced a false bound
+        out.kind, out.message = "lb-above-objective", res.info["bound_refuted"]
+        return out
     lb = res.lower_bound
     if lb is not None:
         if not math.isfinite(lb):
