@@ -211,3 +211,15 @@ def test_highs_presolve_proving_a_wrong_optimum_is_caught():
         exact = run("mip", inst, params={"minima": minima})
         assert exact.status == "optimal" and exact.objective == pytest.approx(3.5, rel=1e-9)
         assert exact.lower_bound <= 3.5 + 1e-6 and exact.info["refuted"] is None
+
+
+def test_the_mip_never_returns_a_schedule_worse_than_fifo_when_the_model_admits_fifos():
+    # HiGHS 1.13 (the floor): MIP objective 4.49999999, but the rebuilt schedule ended flow 1 at
+    # 6.00000001, 1e-8 past its deadline 6 (+0.5). FIFO's verified 4.5 is returned instead, and
+    # it meets the bound: flow 0's work 4.5 on 2 processors, flow 0 costs 2 C >= 2 * 2.25 = 4.5.
+    from schedrelax.instances.costs import completion, tardy
+
+    inst = MalleableInstance(2, (Flow([1.5, 3.0], [1.0, 2.0], cost=completion(2.0)),
+                                 Flow([1.0, 0.5], [2.0, 1.0], cost=tardy(6.0, 0.5))))
+    exact = run("mip", inst, params={"minima": False})
+    assert exact.objective == pytest.approx(4.5, rel=1e-9) and exact.status == "optimal"
