@@ -1,9 +1,12 @@
 """How far each exact engine of ``mip`` reaches: the largest generated size it proves optimal.
 
 For each family and engine (``--solver highs``: the Pyomo MIPs; ``--solver cpsat``: the CP-SAT
-models), sizes are tried up a ladder (packing: the ``synchpack`` setup on 4 machines, 1-3 tasks
-per job, n_jobs 10, 15, 20, 30, 40, 50; related: the ``spc`` setup on 6 machines, 1-4 tasks per
-job, n_jobs 3 ... 10) on seeds 0 .. S-1. A size is *reached* when at least ``--min-proven`` of the
+models, packing and related only), sizes are tried up a ladder (packing: the ``synchpack`` setup
+on 4 machines, 1-3 tasks per job, n_jobs 10, 15, 20, 30, 40, 50; related: the ``spc`` setup on 6
+machines, 1-4 tasks per job, n_jobs 3 ... 10; malleable: the ``flowflex`` setup at its small
+sizes, 8 processors and 2-4 jobs per flow, n_flows 3, 5, 7, 10, 12, 15, with ``max_jobs`` lifted;
+mapreduce: the ``asrpt`` setup at its small sizes, 10 machines and 0.2 arrivals per slot, slots
+20, 30, 40, 60, 80) on seeds 0 .. S-1. A size is *reached* when at least ``--min-proven`` of the
 seeds end ``optimal`` (the returned schedule's cost meets the proven bound,
 :func:`schedrelax.rounding.exact.meets_bound`) within ``--limit`` seconds of wall time; an engine
 stops climbing at its first size not reached. Time to proof is the whole call's wall time (start
@@ -13,6 +16,10 @@ cpsat / highs of those times and checks that the two optima agree (1e-6 relative
 Not a test: run by hand on a quiet machine, e.g.
 
     python benchmarks/exact_reach.py --families packing,related --limit 60 --seeds 5
+    python benchmarks/exact_reach.py --families malleable,mapreduce --engines highs
+
+``--param KEY=VALUE`` (repeatable) passes a parameter to every ``mip`` call, e.g.
+``--param warm_start=false --param bound_row=false`` to measure without the start or the bound row.
 
 ``--threads`` sets CP-SAT's workers (default: the package's, 1); HiGHS runs with its default.
 """
@@ -26,21 +33,43 @@ import sys
 import time
 
 from schedrelax import algorithms
-from schedrelax.instances.generate import spc, synchpack
+from schedrelax.instances.generate import SETUPS, spc, synchpack
 
-LADDERS = {"packing": (10, 15, 20, 30, 40, 50), "related": (3, 4, 5, 6, 7, 8, 9, 10)}
+LADDERS = {"packing": (10, 15, 20, 30, 40, 50), "related": (3, 4, 5, 6, 7, 8, 9, 10),
+           "malleable": (3, 5, 7, 10, 12, 15), "mapreduce": (20, 30, 40, 60, 80)}
+SIZE_NAMES = {"packing": "n_jobs", "related": "n_jobs", "malleable": "n_flows", "mapreduce": "slots"}
+ENGINES = {"packing": ("highs", "cpsat"), "related": ("highs", "cpsat"), "malleable": ("highs",),
+           "mapreduce": ("highs",)}
+FAMILY_PARAMS = {"malleable": {"max_jobs": 1000}}
+"""Parameters every ``mip`` call of the family gets: the malleable MIP refuses more than 12 jobs
+by default, and the ladder's sizes are its subject."""
 
 
-def make(family: str, n_jobs: int, seed: int):
-    """The generated instance of *family* with *n_jobs* jobs."""
+def make(family: str, size: int, seed: int):
+    """The generated instance of *family* at *size* (its ``SIZE_NAMES`` parameter)."""
     if family == "packing":
-        return synchpack(seed, machines=4, n_jobs=n_jobs, tasks_per_job=(1, 3))
-    return spc(seed, n_jobs=n_jobs, tasks_per_job=(1, 4), machines=6)
+        return synchpack(seed, machines=4, n_jobs=size, tasks_per_job=(1, 3))
+    if family == "related":
+        return spc(seed, n_jobs=size, tasks_per_job=(1, 4), machines=6)
+    setup = SETUPS["flowflex" if family == "malleable" else "asrpt"]
+    return setup.function(seed, **{**setup.small_sizes, SIZE_NAMES[family]: size})
 
 
-def attempt(inst, engine: str, limit: float, threads: int | None) -> dict:
+def _value(text: str):
+    """A --param value: true/false, a number, or the text itself."""
+    if text.lower() in ("true", "false"):
+        return text.lower() == "true"
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def attempt(inst, engine: str, limit: float, threads: int | None, extra: dict | None = None) -> dict:
     """One ``mip`` run: proven or not, wall time, objective, bound, status (or the error)."""
-    params = {"time_limit": limit}
+    params = {**FAMILY_PARAMS.get(inst.family, {}), **(extra or {}), "time_limit": limit}
     if threads is not None and engine == "cpsat":
         params["threads"] = threads
     t0 = time.perf_counter()
@@ -62,10 +91,18 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--limit", type=float, default=60.0, help="seconds per solve (default 60)")
     ap.add_argument("--seeds", type=int, default=5, help="seeds per size (default 5)")
     ap.add_argument("--min-proven", type=int, default=None, help="seeds that must be proven (default 4 of 5: S-1)")
-    ap.add_argument("--max-size", type=int, default=None, help="skip ladder sizes above this n_jobs")
+    ap.add_argument("--max-size", type=int, default=None, help="skip ladder sizes above this size")
     ap.add_argument("--threads", type=int, default=None, help="CP-SAT workers (default: the package's)")
+    ap.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="a parameter for every mip call (repeatable)")
     ap.add_argument("-v", "--verbose", action="store_true", help="one line per solve")
     args = ap.parse_args(argv)
+    extra = {}
+    for item in args.param:
+        key, eq, value = item.partition("=")
+        if not eq or not key:
+            ap.error(f"--param: expected KEY=VALUE, got {item!r}")
+        extra[key] = _value(value)
     families = [f.strip() for f in args.families.split(",") if f.strip()]
     engines = [e.strip() for e in args.engines.split(",") if e.strip()]
     for f in families:
@@ -77,17 +114,18 @@ def main(argv: list[str] | None = None) -> int:
         sizes = [n for n in LADDERS[family] if args.max_size is None or n <= args.max_size]
         runs: dict[tuple[str, int, int], dict] = {}
         reach = {}
-        for engine in engines:
+        family_engines = [e for e in engines if e in ENGINES[family]]
+        for engine in family_engines:
             reach[engine] = None
             for n in sizes:
                 proven = 0
                 for seed in range(args.seeds):
                     inst = make(family, n, seed)
-                    r = attempt(inst, engine, args.limit, args.threads)
+                    r = attempt(inst, engine, args.limit, args.threads, extra)
                     runs[(engine, n, seed)] = r
                     proven += r["proven"]
                     if args.verbose:
-                        print(f"{family:8s} {engine:6s} n={n:3d} seed={seed} tasks={inst.n_tasks:3d} "
+                        print(f"{family:9s} {engine:6s} n={n:3d} seed={seed} jobs={inst.n_jobs:3d} "
                               f"{r['status']:10s} {r['seconds']:7.2f}s obj={r['objective']} lb={r['bound']}",
                               file=sys.stderr, flush=True)
                 ok = proven >= need
@@ -97,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 reach[engine] = n
         ratios, disagree = [], 0
-        if {"highs", "cpsat"} <= set(engines):
+        if {"highs", "cpsat"} <= set(family_engines):
             for (engine, n, seed), r in runs.items():
                 other = runs.get(("highs", n, seed))
                 if engine != "cpsat" or other is None or not (r["proven"] and other["proven"]):
@@ -105,18 +143,18 @@ def main(argv: list[str] | None = None) -> int:
                 ratios.append(r["seconds"] / other["seconds"])
                 a, b = r["objective"], other["objective"]
                 disagree += abs(a - b) > 1e-6 * max(1.0, abs(b))
-        print(f"\n{family}: reach (largest n_jobs proven optimal on >= {need} of {args.seeds} seeds "
+        print(f"\n{family}: reach (largest {SIZE_NAMES[family]} proven optimal on >= {need} of {args.seeds} seeds "
               f"in {args.limit:g} s)")
-        for engine in engines:
+        for engine in family_engines:
             print(f"  {engine:6s} {reach[engine] if reach[engine] is not None else '-'}")
         if ratios:
             geo = math.exp(statistics.fmean(math.log(x) for x in ratios))
             print(f"  time to proof cpsat/highs on {len(ratios)} common instances: geometric mean {geo:.3g}, "
                   f"median {statistics.median(ratios):.3g}, min {min(ratios):.3g}, max {max(ratios):.3g}; "
                   f"optima disagreeing: {disagree}")
-    print("\nfamily   engine n_jobs proven median_s")
+    print("\nfamily    engine   size proven median_s")
     for family, engine, n, proven, med in rows:
-        print(f"{family:8s} {engine:6s} {n:6d} {proven:3d}/{args.seeds} {med:8.2f}")
+        print(f"{family:9s} {engine:6s} {n:6d} {proven:3d}/{args.seeds} {med:8.2f}")
     return 0
 
 

@@ -61,8 +61,8 @@ from schedrelax.instances.costs import (
     TardyCost,
 )
 
-__all__ = ["MalleableMIPSolution", "add_power_tangents", "build_malleable_mip", "malleable_mip_solution",
-           "mip_horizon"]
+__all__ = ["MalleableMIPSolution", "add_power_tangents", "build_malleable_mip", "completion_caps",
+           "malleable_mip_solution", "malleable_mip_start", "mip_horizon"]
 
 
 def mip_horizon(instance: MalleableInstance) -> float:
@@ -71,7 +71,15 @@ def mip_horizon(instance: MalleableInstance) -> float:
 
 
 def _flow_lower_bounds(instance: MalleableInstance) -> np.ndarray:
-    """Release + the longest chain of s_i / M_i in each flow's DAG: no flow completes earlier."""
+    """No flow completes before its release + the longest chain of s_i / M_i in its DAG, nor before
+    its release + its total work / P (it has at most P processors)."""
+    work = np.add.reduceat(instance.size.astype(float), instance.flow_offset[:-1])
+    chain = np.maximum.reduceat(_earliest_finish(instance), instance.flow_offset[:-1])
+    return np.maximum(chain, instance.flow_release + work / instance.processors)
+
+
+def _earliest_finish(instance: MalleableInstance) -> np.ndarray:
+    """Per job, its release + the longest chain of s_i / M_i ending at it: no earlier completion."""
     n = instance.n_jobs
     finish = instance.job_release + instance.size / instance.max_procs
     if len(instance.edges):
@@ -84,17 +92,46 @@ def _flow_lower_bounds(instance: MalleableInstance) -> np.ndarray:
             if np.array_equal(new, finish):
                 break
             finish = new
-    return np.maximum.reduceat(finish, instance.flow_offset[:-1])
+    return finish
+
+
+def completion_caps(instance: MalleableInstance, upper_bound: float) -> np.ndarray:
+    """Per flow, a time no optimal schedule completes it after, given *upper_bound*, the cost of a
+    feasible schedule (+inf where the cost gives none, e.g. past a step cost's last step).
+
+    Every cost is non-decreasing in the completion time and no flow completes before its lower
+    bound lb_g (:func:`_flow_lower_bounds`), so an optimal schedule has cost_f(C_f) <= U − Σ_{g≠f}
+    cost_g(lb_g) (minisum) or <= U (minimax), and C_f is at most the latest time within that
+    budget (:meth:`~schedrelax.instances.costs.CostFunction.inverse`). The budget gets a relative
+    1e-9 of room so that a schedule costing exactly U keeps its own completions."""
+    lb = _flow_lower_bounds(instance)
+    floor = np.array([fl.cost(lb[f]) for f, fl in enumerate(instance.flows)])
+    U = float(upper_bound)
+    budget = (U - (floor.sum() - floor)) if instance.objective == "minisum" else np.full(instance.n_flows, U)
+    budget = budget + 1e-9 * max(1.0, abs(U))
+    return np.array([max(float(fl.cost.inverse(budget[f])), float(lb[f])) for f, fl in enumerate(instance.flows)])
 
 
 def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, horizon: float | None = None,
-                        power_points: int = 4) -> pyo.ConcreteModel:
+                        power_points: int = 4, upper_bound: float | None = None,
+                        lower_bound: float | None = None) -> pyo.ConcreteModel:
     """The exact event-based malleable MIP (papers 000 §1.1, 002 §2-3; see the module docstring).
 
     ``minima=False`` ignores the minimum processor counts (as paper 002's FIFO does);
     ``horizon`` overrides H (it must bound every event of an optimal schedule to stay exact);
     ``power_points`` is the number of tangents each power cost starts with. The objective is the
     instance's minisum or minimax cost.
+
+    ``upper_bound``, the cost of a feasible schedule, caps each flow's completion time
+    (:func:`completion_caps`) and H at the latest cap (or release), which keeps every optimum
+    and tightens every big-M row. ``lower_bound``, a value OPT is known not to be below (a
+    relaxation's), becomes the row objective >= lower_bound. Both are checked by nothing here:
+    a wrong one cuts off the optimum.
+
+    Rows beyond the module docstring's, valid for every schedule and there for the LP relaxation:
+    a job completes at a later event than each predecessor (``c[j, k] <= c[p, k-1]``), no event
+    comes before the earliest finish of a job complete by it (``t_k >= e_j c[j, k]``), and the
+    work complete by event k fits P processors (``Σ_j s_j c[j, k] <= P t_k``).
     """
     n = instance.n_jobs
     F = instance.n_flows
@@ -108,6 +145,12 @@ def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, hor
     K = n + R
     H = mip_horizon(instance) if horizon is None else float(horizon)
     lb = _flow_lower_bounds(instance)
+    caps = np.full(F, H)
+    if upper_bound is not None:
+        caps = np.minimum(caps, completion_caps(instance, upper_bound))
+        H = min(H, max(float(caps.max()), float(instance.flow_release.max())))
+        caps = np.minimum(caps, H)
+    earliest = _earliest_finish(instance)
     preds: list[list[int]] = [[] for _ in range(n)]
     for a, b in instance.edges.tolist():
         preds[b].append(a)
@@ -134,7 +177,7 @@ def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, hor
     m.c = pyo.Var(m.J, m.K0, within=pyo.Binary)
     m.a = pyo.Var(m.J, m.K, bounds=(0.0, 1.0))
     m.rho = pyo.Var(m.R, m.K, within=pyo.Binary)
-    m.C = pyo.Var(m.F, bounds=lambda m, f: (float(lb[f]), H))
+    m.C = pyo.Var(m.F, bounds=lambda m, f: (float(lb[f]), float(caps[f])))
     for j in range(n):
         m.c[j, 0].fix(0)
         m.c[j, K].fix(1)
@@ -180,6 +223,9 @@ def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, hor
                                quicksum(m.w[j, q] for q in range(1, k + 1)) >= size[j] * m.c[j, k])
     m.flow_done = pyo.Constraint([(f, j, k) for f in range(F) for j in jobs_of[f] for k in range(1, K + 1)],
                                  rule=lambda m, f, j, k: m.C[f] >= m.t[k] - H * m.c[j, k - 1])
+    m.after_pred_event = pyo.Constraint(pred_pairs, rule=lambda m, j, p, k: m.c[j, k] <= m.c[p, k - 1])
+    m.not_too_early = pyo.Constraint(m.J, m.K, rule=lambda m, j, k: m.t[k] >= float(earliest[j]) * m.c[j, k])
+    m.energy = pyo.Constraint(m.K, rule=lambda m, k: quicksum(size[j] * m.c[j, k] for j in range(n)) <= P * m.t[k])
 
     costs = _cost_expressions(m, instance, H, lb, power_points)
     if instance.objective == "minisum":
@@ -188,6 +234,8 @@ def build_malleable_mip(instance: MalleableInstance, *, minima: bool = True, hor
         m.z = pyo.Var()
         m.bottleneck = pyo.Constraint(m.F, rule=lambda m, f: m.z >= costs[f])
         m.obj = pyo.Objective(expr=m.z)
+    if lower_bound is not None:
+        m.relaxation_bound = pyo.Constraint(expr=m.obj.expr >= float(lower_bound))
     return m
 
 
@@ -302,3 +350,65 @@ def malleable_mip_solution(model: pyo.ConcreteModel, size: np.ndarray) -> Mallea
     event = done.argmax(axis=1)
     flow_completion = np.array([pyo.value(model.C[f]) for f in model.F])
     return MalleableMIPSolution(times, work, ready, not_before, event, flow_completion, float(pyo.value(model.obj)))
+
+
+def malleable_mip_start(model: pyo.ConcreteModel, instance: MalleableInstance, schedule) -> bool:
+    """Set a :func:`build_malleable_mip` model's binaries to a verified *schedule* of *instance*,
+    for ``solve(..., warm_start=True)``: its events are the schedule's job completions and the
+    release times in time order (ties: releases first, then a topological order), ``c[j, k]`` 1
+    from job j's event on, ``rho[r, k]`` 1 after release r's event, and each step cost's ``u`` 1
+    where the flow completes past the step. The solver completes the continuous values (event
+    times, work) by the LP of that event order, which the schedule's own values satisfy: a start
+    of the binaries alone is not rejected for the verifier's round-off (1e-6) in the schedule's
+    work and rates, which a full start would have to meet to the MIP's 1e-8.
+
+    Returns False, setting nothing, when the model cannot express the schedule: a flow completing
+    after the model's cap on it (:func:`completion_caps`, from a bound the schedule does not meet),
+    or, with minima, a schedule that does not promise ``respects_minima`` while minima bind."""
+    n, K = instance.n_jobs, len(model.K)
+    if pyo.value(model.minima) and np.any(instance.min_procs > 0) and "respects_minima" not in schedule.promises:
+        return False
+    done = np.zeros(n)
+    np.maximum.at(done, np.asarray(schedule.job, dtype=np.int64), np.asarray(schedule.end, dtype=float))
+    flow_done = np.maximum.reduceat(done, instance.flow_offset[:-1])
+    if any(flow_done[f] > model.C[f].ub for f in model.F):
+        return False
+    rank = _depth(instance)
+    releases = [pyo.value(model.release_time[r]) for r in model.R]
+    # (time, 0 for a release / 1 for a completion, topological rank, index)
+    events = sorted([(rho, 0, 0, r) for r, rho in enumerate(releases)] +
+                    [(float(done[j]), 1, int(rank[j]), j) for j in range(n)])
+    if len(events) != K:
+        raise ValueError(f"malleable_mip_start: {len(events)} events for a model of {K}")
+    for k, (_, kind, _, i) in enumerate(events, start=1):
+        if kind:
+            for q in range(k, K + 1):
+                model.c[i, q].value = 1.0
+            for q in range(k):
+                model.c[i, q].value = 0.0
+        else:
+            for q in range(1, K + 1):
+                model.rho[i, q].value = 1.0 if q > k else 0.0
+    for (f, b), var in model.u.items():
+        deadlines = _step_deadlines(instance.flows[f].cost)
+        var.value = 1.0 if flow_done[f] > deadlines[b] else 0.0
+    return True
+
+
+def _depth(instance: MalleableInstance) -> np.ndarray:
+    """Each job's number of edges on the longest DAG path ending at it (predecessors rank lower)."""
+    depth = np.zeros(instance.n_jobs, dtype=np.int64)
+    if len(instance.edges):
+        a, b = instance.edges[:, 0], instance.edges[:, 1]
+        for _ in range(instance.n_jobs):
+            new = depth.copy()
+            np.maximum.at(new, b, depth[a] + 1)
+            if np.array_equal(new, depth):
+                break
+            depth = new
+    return depth
+
+
+def _step_deadlines(cost) -> tuple[float, ...]:
+    """The deadlines of a step cost's steps, in the order of the model's ``u`` binaries."""
+    return (cost.deadline,) if isinstance(cost, TardyCost) else tuple(cost.deadlines)

@@ -23,6 +23,7 @@ lets a job's Reduce workload use any number of machines: that is this model on
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -88,9 +89,13 @@ builder refuses past this limit before creating any, with an AlgorithmError."""
 
 
 def build_mapreduce_mip(instance: MapReduceInstance, *, preemptive: bool = True, upper_bound: float | None = None,
-                        horizon: int | None = None) -> pyo.ConcreteModel:
+                        horizon: int | None = None, lower_bound: float | None = None) -> pyo.ConcreteModel:
     """The time-indexed MIP of paper 001 eq. (1) (``preemptive``) or eq. (2) — see the module
     docstring; windows from :func:`mip_windows`. The layout is kept as ``model.layout``.
+    ``lower_bound``, a value the optimal flow time is known not to be below (the SRPT bound),
+    becomes the row Σ u >= ⌈lower_bound − 1e-6⌉ (flow times are whole slots; the 1e-6 keeps a
+    bound computed a hair above a whole optimum from cutting it off). Nothing checks it: a wrong
+    bound cuts off the optimum.
 
     Raises ValueError if a window is shorter than the job's flow-time lower bound (the horizon is
     too short for any schedule).
@@ -226,6 +231,8 @@ def build_mapreduce_mip(instance: MapReduceInstance, *, preemptive: bool = True,
             else:  # unfinished at the start of t iff started at t − R_g + 1 or later
                 add(m.u[i, t] >= quicksum(m.red[g, s] for s in slots if s > t - work[g]))
     m.flow = pyo.Objective(expr=quicksum(m.u[k] for k in u_idx), sense=pyo.minimize)
+    if lower_bound is not None:
+        m.relaxation_bound = pyo.Constraint(expr=m.flow.expr >= math.ceil(lower_bound - 1e-6))
     return m
 
 
@@ -288,3 +295,77 @@ def mapreduce_mip_schedule(model: pyo.ConcreteModel) -> Schedule:
             rows.append((i, g - int(off[i]), POOLED, t, t + int(inst.reduce_work[g]), 1))
     return Schedule.from_pieces(rows, promises=() if lay.preemptive else {"non_preemptive"},
                                 meta={"algorithm": "mip", "preemptive": lay.preemptive})
+
+
+def mapreduce_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
+    """Set a :func:`build_mapreduce_mip` model's variables to a verified *schedule* of its instance
+    (paper 001 §III slots: whole starts, ends and rates), for ``solve(..., warm_start=True)``:
+    Map machines and unit Reduce counts per slot, each other Reduce task's slots (eq. (1)) or
+    start slot (eq. (2)), ``z`` from the Map's last slot and ``u`` 1 until the job's last slot.
+    Identical Reduce tasks of a job are relabelled into the order the model's symmetry rows ask
+    for (it keeps the schedule's flow time). All values are whole numbers, so the start is exact.
+
+    Returns False, setting nothing, when the model cannot express the schedule: work in a slot
+    outside a job's window, a preemptive schedule for eq. (2), or a Reduce task on more than one
+    machine in a slot."""
+    lay: MIPLayout = model.layout
+    inst = lay.instance
+    if not lay.preemptive and "non_preemptive" not in schedule.promises:
+        return False
+    n, off, work = inst.n_jobs, inst.reduce_offset, inst.reduce_work
+    values: dict[tuple[str, tuple[int, int]], int] = {}
+    task_slots: dict[int, list[int]] = {}
+    map_end = np.zeros(n, dtype=np.int64)
+    job_end = inst.arrival.astype(np.int64).copy()
+    for i, task, s, e, r in zip(schedule.job.tolist(), schedule.task.tolist(), schedule.start.tolist(),
+                                schedule.end.tolist(), schedule.rate.tolist()):
+        s, e, r = round(s), round(e), round(r)
+        job_end[i] = max(job_end[i], e)
+        if task == MAP_TASK:
+            map_end[i] = max(map_end[i], e)
+            for t in range(s, e):
+                values[("mp", (i, t))] = values.get(("mp", (i, t)), 0) + r
+            continue
+        if r != 1:
+            return False
+        g = int(off[i]) + task
+        if work[g] == 1:
+            for t in range(s, e):
+                values[("ru", (i, t))] = values.get(("ru", (i, t)), 0) + 1
+        else:
+            task_slots.setdefault(g, []).extend(range(s, e))
+    same: dict[tuple[int, int], list[int]] = {}
+    for g in range(len(work)):
+        if work[g] > 1:
+            same.setdefault((int(inst.reduce_job[g]), int(work[g])), []).append(g)
+    for group in same.values():
+        # The model orders identical tasks by the sum of their slots (eq. (1)) or their start (eq. (2)).
+        key = (lambda slots: sum(slots)) if lay.preemptive else (lambda slots: min(slots))
+        for g, slots in zip(group, sorted((sorted(task_slots.get(h, [])) for h in group), key=key)):
+            if lay.preemptive:
+                for t in slots:
+                    values[("red", (g, t))] = 1
+            else:
+                values[("red", (g, min(slots)))] = 1
+    for i in range(n):
+        for t in range(int(inst.arrival[i]), int(lay.end[i])):
+            values[("u", (i, t))] = int(t < job_end[i])
+    for (i, t) in model.z:
+        values[("z", (i, t))] = int(map_end[i] <= t)
+    out = []
+    for (name, index), v in values.items():
+        var = getattr(model, name)
+        if index not in var:
+            if v:
+                return False
+            continue
+        out.append((var[index], v))
+    if any(var.fixed and var.value != v for var, v in out):
+        return False
+    for var in (*model.mp.values(), *model.ru.values(), *model.red.values(), *model.z.values(), *model.u.values()):
+        if not var.fixed:
+            var.value = 0
+    for var, v in out:
+        if not var.fixed:
+            var.value = v
+    return True

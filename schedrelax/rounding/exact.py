@@ -81,30 +81,48 @@ def below(bound: float | None) -> float | None:
     return bound - BOUND_SLACK * max(1.0, abs(bound))
 
 
+def run_candidates(instance, names, *, solver: str = "highs", seed: int | None = 0, params=None) -> list:
+    """The verified Results of the registered algorithms *names* on *instance*, in that order (an
+    exact search's starts and relaxation bounds); an algorithm that refuses the instance (a typed
+    schedrelax error) is left out. *params*, if given, maps a name to its parameters."""
+    from schedrelax.algorithms import run
+    from schedrelax.errors import SchedrelaxError
+
+    found = []
+    for name in names:
+        try:
+            found.append(run(name, instance, solver=solver, seed=seed, params=(params or {}).get(name)))
+        except SchedrelaxError:
+            continue
+    return found
+
+
+def cheapest(results, promises: frozenset[str] = frozenset()):
+    """The Result of least objective among *results* whose schedule keeps the *promises* the exact
+    model makes (e.g. ``non_preemptive``: a preemptive schedule is no start for a non-preemptive
+    model, and may cost less than its optimum); None if there is none."""
+    kept = [r for r in results if promises <= r.schedule.promises]
+    return min(kept, key=lambda r: r.objective) if kept else None
+
+
+def strongest_bound(results):
+    """The Result with the largest lower bound among *results* (None if none has one): every
+    algorithm's ``lower_bound`` bounds OPT from below, so the largest is the one to use."""
+    bounded = [r for r in results if r.lower_bound is not None]
+    return max(bounded, key=lambda r: r.lower_bound) if bounded else None
+
+
 def best_start(instance, names, *, solver: str = "highs", promises: frozenset[str] = frozenset(),
                seed: int | None = 0, tried: dict[str, float] | None = None):
     """The verified Result of least objective among the registered algorithms *names* on
     *instance* (the start of an exact search), None if none of them runs on it. An algorithm that
     refuses the instance (a typed schedrelax error) is skipped, and so is a schedule that does not
-    keep the *promises* the exact model makes (e.g. ``non_preemptive``: a preemptive schedule is
-    no start for a non-preemptive model, and may cost less than its optimum). *tried*, if given,
-    receives each algorithm's cost."""
-    from schedrelax.algorithms import run
-    from schedrelax.errors import SchedrelaxError
-
-    best = None
-    for name in names:
-        try:
-            result = run(name, instance, solver=solver, seed=seed)
-        except SchedrelaxError:
-            continue
-        if tried is not None:
-            tried[name] = result.objective
-        if not promises <= result.schedule.promises:
-            continue
-        if best is None or result.objective < best.objective:
-            best = result
-    return best
+    keep the *promises* the exact model makes (:func:`cheapest`). *tried*, if given, receives
+    each algorithm's cost."""
+    results = run_candidates(instance, names, solver=solver, seed=seed)
+    if tried is not None:
+        tried.update((r.algorithm, r.objective) for r in results)
+    return cheapest(results, promises)
 
 
 def keep_cheaper(instance, schedule, start):

@@ -45,7 +45,7 @@ import itertools
 import math
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
@@ -62,8 +62,23 @@ from schedrelax.instances.costs import (
     TardyCost,
     aggregate,
 )
-from schedrelax.rounding.exact import COST_MATCH, exact_outcome, exact_solver_options
-from schedrelax.models.malleable_mip import add_power_tangents, build_malleable_mip, malleable_mip_solution
+from schedrelax.models.malleable_mip import (
+    add_power_tangents,
+    build_malleable_mip,
+    malleable_mip_solution,
+    malleable_mip_start,
+)
+from schedrelax.rounding.exact import (
+    COST_MATCH,
+    below,
+    cheapest,
+    exact_outcome,
+    exact_solver_options,
+    keep_cheaper,
+    larger_bound,
+    run_candidates,
+    strongest_bound,
+)
 from schedrelax.schedulers.malleable_packing import (
     DONE_FRACTION,
     CostVector,
@@ -764,76 +779,149 @@ def _below(bound: float) -> float:
     return bound - COST_MATCH * max(1.0, abs(bound))
 
 
-def _refuting_schedules(instance: MalleableInstance, minima: bool) -> list[tuple[float, Schedule, str]]:
-    """Verified schedules the MIP's model admits, cheapest first, as (cost, schedule, algorithm):
-    FIFO and Fair when minima do not bind (both ignore them). A MIP bound above one of their
-    costs is refuted: the check that caught HiGHS's presolve proving a wrong optimum."""
-    if minima and np.any(instance.min_procs > 0):
-        return []
-    from schedrelax.algorithms import run
+MALLEABLE_STARTS = ("fifo", "fair", "fair-hfs", "fair-paper", "flex", "flex-rap", "flowflex", "flowflex-knapsack",
+                    "flowflex-minimax", "flowflex-universal")
+"""The fast malleable algorithms ``mip`` runs first: the cheapest schedule its model admits starts
+the MIP (and caps its times), the largest lower bound (FlowFlex's flow LP, the knapsack or the
+critical-path bound) becomes an objective row. ``exhaustive`` is left out: it is not fast."""
 
-    found = []
-    for name in ("fifo", "fair"):
-        r = run(name, instance)
-        found.append((float(r.objective), r.schedule, name))
-    return sorted(found, key=lambda x: x[0])
+
+def _model_admits(instance: MalleableInstance, schedule: Schedule, minima: bool) -> bool:
+    """Whether the malleable MIP's model (with or without *minima*) contains *schedule*: always
+    without binding minima; with them only a schedule that promises ``respects_minima`` and starts
+    every job with a minimum as soon as it is ready (its flow released, its predecessors done),
+    as the model runs every ready job on at least its minimum."""
+    if not (minima and np.any(instance.min_procs > 0)):
+        return True
+    if "respects_minima" not in schedule.promises:
+        return False
+    n = instance.n_jobs
+    first, last = np.full(n, np.inf), np.zeros(n)
+    np.minimum.at(first, schedule.job, schedule.start)
+    np.maximum.at(last, schedule.job, schedule.end)
+    ready = instance.job_release.astype(float).copy()
+    if len(instance.edges):
+        np.maximum.at(ready, instance.edges[:, 1], last[instance.edges[:, 0]])
+    late = first - ready > 1e-9 * np.maximum(1.0, ready)
+    return not np.any(late & (instance.min_procs > 0))
 
 
 @register("mip", "malleable", "exact continuous-time event-based MIP (small instances)", uses_solver=True,
           paper="000 §1.1; 002 §2-3")
 def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
         time_limit: float | None = None, mip_gap: float | None = None, max_jobs: int = 12,
-        max_rounds: int = 50) -> Result:
+        max_rounds: int = 50, warm_start: bool = True, bound_row: bool = True) -> Result:
     """The exact malleable optimum by :func:`~schedrelax.models.malleable_mip.build_malleable_mip`,
     read back as whole-processor pieces (:func:`~schedrelax.schedulers.malleable_packing.
     whole_processor_pieces`).
 
     ``minima``: every ready job runs on at least its minimum (the schedule then promises
     ``respects_minima``); the instance's minima must then fit the processors. Power costs are
-    refined by tangent cuts for up to ``max_rounds`` solves. The lower bound is the solver's
-    proven bound; a time limit may leave a feasible, unproven schedule (``info["status"]``).
-    Event times are the solver's, put exactly on a release or cost breakpoint only within its
-    round-off (:func:`snap_to_data_times`) and never before a release the solution has passed.
-    The solver's values meet the constraints only to its tolerances (a rate a little above its
-    maximum, a total a little off a size, a tiny interval), so the read-back makes them exact:
+    refined by tangent cuts for up to ``max_rounds`` solves.
+
+    **Start and bounds.** The algorithms of :data:`MALLEABLE_STARTS` run first (through
+    :func:`~schedrelax.algorithms.run`, so their schedules are verified). With ``warm_start``, the
+    cheapest schedule the model contains (:func:`_model_admits`) is mapped into the MIP's binaries
+    (:func:`~schedrelax.models.malleable_mip.malleable_mip_start`) and its cost caps every flow's
+    completion time and the horizon (:func:`~schedrelax.models.malleable_mip.completion_caps`).
+    With ``bound_row``, their largest lower bound (a relaxation: it holds with or without minima)
+    is the row objective >= bound. The reported lower bound is the larger of the solver's proven
+    bound and that relaxation's (``bound_kind`` says which). Every admitted schedule also checks
+    the solver: a bound above one's verified cost is refuted (HiGHS's presolve once proved a wrong
+    optimum: the model is solved again without presolve, and a bound still refuted is dropped).
+
+    A time limit may leave a feasible, unproven schedule (``info["status"]``, ``gap``); a solver
+    that stops with no solution of its own returns the start (status "feasible", the solver's in
+    ``info["solver_status"]``, with the bound and gap). Event times are the solver's, put exactly
+    on a release or cost breakpoint only within its round-off (:func:`snap_to_data_times`) and
+    never before a release the solution has passed. The solver's values meet the constraints only
+    to its tolerances (a rate a little above its maximum, a total a little off a size, a tiny
+    interval), so the read-back makes them exact:
     :func:`~schedrelax.schedulers.malleable_packing.fit_interval_rates` puts every interval's
     rates inside the bounds and gives a job's missing work room under its maximum and P or, if
     there is none, a short added segment after its last ready interval (``info["added_time"]``,
     later times move back by it); :func:`~schedrelax.schedulers.malleable_packing.cut_at_work`
-    stops a job once its work is done. The rebuilt schedule is evaluated, and it is called
-    optimal only when its own cost meets the proven bound (:func:`~schedrelax.rounding.exact.
-    exact_outcome`; ``info["schedule_cost"]`` beside ``info["mip_objective"]``). A solution that
-    cannot be read back (minima of jobs ready together above P, a job ready nowhere) is a
-    NoOptimalSolutionError.
+    stops a job once its work is done. The rebuilt schedule is evaluated, the start returned
+    instead when it costs less (``info["returned_instead"]``), and the result called optimal only
+    when its own cost meets the proven bound (:func:`~schedrelax.rounding.exact.exact_outcome`;
+    ``info["schedule_cost"]`` beside ``info["mip_objective"]``). A solution that cannot be read
+    back (minima of jobs ready together above P, a job ready nowhere) is a NoOptimalSolutionError,
+    as is a solver ending without a solution when there is no start.
     Refuses more than ``max_jobs`` jobs.
     """
     if instance.n_jobs > max_jobs:
         raise ValueError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small cases")
     t0 = time.perf_counter()
-    model = build_malleable_mip(instance, minima=minima)
-    build = time.perf_counter() - t0
+    candidates = run_candidates(instance, MALLEABLE_STARTS, solver=solver, seed=0 if seed is None else seed)
+    start = cheapest([r for r in candidates if _model_admits(instance, r.schedule, minima)])
+    relaxation = strongest_bound(candidates)
+    t1 = time.perf_counter()
+    ub = start.objective if warm_start and start is not None else None
+    lb = below(relaxation.lower_bound) if bound_row and relaxation is not None else None
+
+    def build():
+        model = build_malleable_mip(instance, minima=minima, upper_bound=ub, lower_bound=lb)
+        return model, ub is not None and malleable_mip_start(model, instance, start.schedule)
+
+    model, warm = build()
+    build_seconds = time.perf_counter() - t1
     solve_seconds, rounds = 0.0, 0
-    refuters = _refuting_schedules(instance, minima)
     options = exact_solver_options(solver)
+    sol = None
     while True:
         rounds += 1
-        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **options)
-        if (res.best_bound is not None and refuters and "presolve" not in options
-                and solver.partition(":")[0] == "highs" and refuters[0][0] < _below(res.best_bound)):
-            # A verified schedule costs less than the bound HiGHS proved: its presolve was wrong
-            # (measured: P = 2, three jobs, a tardy flow; "optimal" 4.625 against FIFO's 3.5, the
-            # true optimum). The same model again without presolve.
+        # Only the first round starts from the heuristic: later rounds add tangents its values may miss.
+        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm and rounds == 1,
+                    **options)
+        if (res.best_bound is not None and start is not None and "presolve" not in options
+                and solver.partition(":")[0] == "highs" and start.objective < _below(res.best_bound)):
+            # A verified schedule the model contains costs less than the bound HiGHS proved: its
+            # presolve was wrong (measured: P = 2, three jobs, a tardy flow; "optimal" 4.625
+            # against FIFO's 3.5, the true optimum). The same model again without presolve.
             options = {**options, "presolve": "off"}
-            model = build_malleable_mip(instance, minima=minima)
-            res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, **options)
+            model, warm = build()
+            rounds = 1
+            res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm, **options)
         solve_seconds += res.solve_seconds + res.build_seconds
         if not res.status.has_solution:
+            if start is not None:
+                break
             hint = " (with minima=True the minima of jobs ready together must fit the processors)" if minima else ""
             raise NoOptimalSolutionError(f"malleable MIP: solver {res.solver!r} ended with status "
                                          f"{res.status.value!r}{hint}: {res.message}")
         sol = malleable_mip_solution(model, instance.size)
         if rounds >= max_rounds or not add_power_tangents(model, instance, sol.flow_completion):
             break
+    schedule, added = (None, 0.0) if sol is None else _read_back(instance, sol, minima, res.solver)
+    returned = keep_cheaper(instance, schedule, start)
+    kept = None if returned is schedule else start.algorithm
+    cost = evaluate(instance, returned).objective
+    refuted = None
+    if res.best_bound is not None and start is not None and start.objective < _below(res.best_bound):
+        # Still refuted: the solver's proof does not survive; the relaxation's bound still holds.
+        refuted = (f"the solver's bound {res.best_bound!r} is above {start.algorithm}'s verified cost "
+                   f"{start.objective!r}: not a lower bound, so dropped")
+        res = replace(res, best_bound=None)
+    bound, kind = larger_bound(res, relaxation)
+    outcome = exact_outcome(cost, sol.objective if sol is not None else float("inf"), bound, res)
+    if sol is None and not outcome["optimal"]:
+        outcome["status"] = "feasible"  # the start, verified; the solver's own status stays in solver_status
+    info = {**outcome, "events": len(model.K), "refuted": refuted, "presolve_off": "presolve" in options,
+            "returned_instead": kept, "added_time": added, "start": None if start is None else start.algorithm,
+            "start_objective": None if start is None else start.objective, "warm_start": warm,
+            "relaxation_bound": None if relaxation is None else relaxation.lower_bound,
+            "horizon": float(model.horizon.value),
+            "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
+    return Result(algorithm="mip", schedule=returned, lower_bound=bound, bound_kind=kind,
+                  guarantee=1.0 if outcome["optimal"] else None,
+                  timings={"start": t1 - t0, "build": build_seconds, "solve": solve_seconds},
+                  params={"minima": minima, "time_limit": time_limit, "mip_gap": mip_gap, "warm_start": warm_start,
+                          "bound_row": bound_row},
+                  info=info)
+
+
+def _read_back(instance: MalleableInstance, sol, minima: bool, solver: str) -> tuple[Schedule, float]:
+    """The schedule of a solved malleable MIP (see :func:`mip`) and the time its read-back added."""
     times = snap_to_data_times(sol.times, _data_times(instance))
     times[:-1] = np.maximum(times[:-1], sol.not_before)
     times = np.maximum.accumulate(times)
@@ -841,32 +929,11 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
         bounds, rates, lower = fit_interval_rates(times, sol.work, sol.ready, instance.size, instance.processors,
                                                   instance.max_procs, instance.min_procs if minima else None)
     except ValueError as exc:
-        raise NoOptimalSolutionError(f"malleable MIP: solver {res.solver!r}'s solution cannot be read back as a "
+        raise NoOptimalSolutionError(f"malleable MIP: solver {solver!r}'s solution cannot be read back as a "
                                      f"schedule: {exc}") from exc
     job, start, end, rate = whole_processor_pieces(bounds, rates * np.diff(bounds)[:, None], instance.processors,
                                                    instance.max_procs, lower)
     job, start, end, rate = cut_at_work(job, start, end, rate, instance.size)
     schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED), start, end, rate,
                         promises=frozenset({"respects_minima"} if minima else ()), meta={"algorithm": "mip"})
-    cost = evaluate(instance, schedule).objective
-    bound = res.best_bound
-    refuted = None
-    if bound is not None and refuters and refuters[0][0] < _below(bound):
-        # Still refuted: no proof survives. Return the cheaper verified schedule, with no bound.
-        refuted = (f"the solver's bound {bound!r} is above {refuters[0][2]}'s verified cost {refuters[0][0]!r}: "
-                   "not a lower bound, so nothing is proven")
-        bound = None
-    kept = None
-    if refuters and refuters[0][0] < cost:
-        # The rebuild can lose a little (a segment added for round-off can push a completion past
-        # a deadline: measured 1e-8 past, +0.5, with HiGHS 1.13): a verified schedule the model
-        # admits and that costs less is returned instead, under the same bound.
-        cost, schedule, kept = refuters[0]
-    info = {**exact_outcome(cost, sol.objective, bound, res), "events": len(sol.times) - 1,
-            "refuted": refuted, "presolve_off": "presolve" in options, "returned_instead": kept,
-            "added_time": float(bounds[-1] - times[-1]),
-            "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
-    return Result(algorithm="mip", schedule=schedule, lower_bound=bound,
-                  bound_kind=None if bound is None else f"MIP dual bound ({res.solver})",
-                  timings={"build": build, "solve": solve_seconds},
-                  params={"minima": minima, "time_limit": time_limit, "mip_gap": mip_gap}, info=info)
+    return schedule, float(bounds[-1] - times[-1])

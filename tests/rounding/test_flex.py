@@ -337,8 +337,8 @@ def test_mip_is_not_labelled_optimal_when_its_schedule_costs_more(monkeypatch):
     # 0, 0, w_2), above the proven 0 — the result must say feasible and report both numbers.
     inst = _seed_90040()
     monkeypatch.setattr(flex_module, "snap_to_data_times", lambda times, anchors: np.round(times, 9))
-    # Without the fallback to a cheaper FIFO/Fair schedule, which would hide the rebuilt one here.
-    monkeypatch.setattr(flex_module, "_refuting_schedules", lambda instance, minima: [])
+    # Without starts: the fallback to a cheaper start schedule would hide the rebuilt one here.
+    monkeypatch.setattr(flex_module, "MALLEABLE_STARTS", ())
     res = run("mip", inst)
     w2 = inst.flows[2].cost.weight
     assert res.objective == pytest.approx(w2, rel=1e-12)

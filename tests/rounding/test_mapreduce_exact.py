@@ -3,6 +3,7 @@
 import numpy as np
 
 import schedrelax.models.mapreduce_mip as mapreduce_mip
+import schedrelax.rounding.mapreduce_exact as mapreduce_exact
 from schedrelax.algorithms import run
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 from schedrelax.schedules import Schedule
@@ -30,7 +31,24 @@ def test_a_schedule_that_does_not_keep_the_mip_objective_is_not_optimal(monkeypa
         return Schedule(s.job, s.task, s.machine, s.start + 1, s.end + 1, s.rate, meta=dict(s.meta))
 
     monkeypatch.setattr(mapreduce_mip, "mapreduce_mip_schedule", late)
+    # Without starts: the policies' schedule (cost 3) would be returned instead of the late one.
+    monkeypatch.setattr(mapreduce_exact, "MAPREDUCE_STARTS", ())
     res = run("mip", _instance())
     assert res.objective == 5.0 and res.info["schedule_cost"] == 5.0 and res.info["mip_objective"] == 3.0
     assert res.info["status"] == "feasible" and not res.info["optimal"] and res.guarantee is None
     assert res.lower_bound == 3.0
+
+
+def test_the_start_is_returned_when_the_read_back_is_worse(monkeypatch):
+    # The same late read-back, with the policies run first: FIFO's schedule costs 3 (slots 0 and
+    # 1), less than the late one's 5, so it is returned, and proven optimal by the MIP's bound 3.
+    real = mapreduce_mip.mapreduce_mip_schedule
+
+    def late(model):
+        s = real(model)
+        return Schedule(s.job, s.task, s.machine, s.start + 1, s.end + 1, s.rate, meta=dict(s.meta))
+
+    monkeypatch.setattr(mapreduce_mip, "mapreduce_mip_schedule", late)
+    res = run("mip", _instance())
+    assert res.objective == 3.0 and res.info["returned_instead"] in mapreduce_exact.MAPREDUCE_STARTS
+    assert res.info["optimal"] and res.info["mip_objective"] == 3.0
