@@ -53,13 +53,15 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
     ``optimal`` is True only when the model is *exact* for the instance (not a slotted or capped
     version of it), a bound is known, and the schedule's cost meets it within :data:`COST_MATCH`.
     ``status`` is ``"optimal"`` then; ``"feasible"`` when the solver claimed an optimum that the
-    returned schedule does not keep; otherwise the solver's own status (e.g. a time limit).
+    returned schedule does not keep, or found no solution of its own and the schedule returned is
+    the start (verified, so feasible; the solver's status stays in ``solver_status``); otherwise
+    the solver's own status (e.g. a time limit with an unproven solution).
     """
     kept = bool(cost <= mip_objective + COST_MATCH * max(1.0, abs(mip_objective)))
     optimal = exact and meets_bound(cost, bound)
     if optimal:
         status = "optimal"
-    elif res.is_optimal:
+    elif res.is_optimal or not res.status.has_solution:
         status = "feasible"
     else:
         status = res.status.value

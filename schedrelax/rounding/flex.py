@@ -904,8 +904,6 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
         res = replace(res, best_bound=None)
     bound, kind = larger_bound(res, relaxation)
     outcome = exact_outcome(cost, sol.objective if sol is not None else float("inf"), bound, res)
-    if sol is None and not outcome["optimal"]:
-        outcome["status"] = "feasible"  # the start, verified; the solver's own status stays in solver_status
     info = {**outcome, "events": len(model.K), "refuted": refuted, "presolve_off": "presolve" in options,
             "returned_instead": kept, "added_time": added, "start": None if start is None else start.algorithm,
             "start_objective": None if start is None else start.objective, "warm_start": warm,

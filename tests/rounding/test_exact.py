@@ -30,6 +30,17 @@ def test_a_time_limit_is_optimal_only_when_the_cost_meets_the_bound():
     assert exact_outcome(8.0, 10.0, 8.0, limited)["optimal"]
 
 
+def test_a_solver_without_a_solution_leaves_the_returned_start_feasible():
+    # The time limit stopped the solver before it found anything; the exact algorithm returns its
+    # verified start (cost 12) with the relaxation's bound 9: feasible, not the solver's "no solution".
+    res = _res(SolveStatus.LIMIT_NO_SOLUTION, None, None)
+    out = exact_outcome(12.0, float("inf"), 9.0, res)
+    assert out["status"] == "feasible" and not out["optimal"]
+    assert out["solver_status"] == SolveStatus.LIMIT_NO_SOLUTION.value
+    # ... and optimal when the bound meets the start's cost.
+    assert exact_outcome(12.0, float("inf"), 12.0, res)["status"] == "optimal"
+
+
 @pytest.mark.parametrize("bound", [None, float("-inf")])
 def test_no_bound_or_a_restricted_model_proves_nothing(bound):
     res = _res(SolveStatus.OPTIMAL, 3.0, 3.0)
