@@ -643,17 +643,22 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     g, name = _task_index(inst, s)
     M = inst.n_machines
-    keys = inst.place_task * M + inst.place_machine
+    # A piece's machine is allowed by an explicit (task, machine) pair, or else by the task's
+    # elsewhere rule: any machine whose capacity holds its demand (packing.py's module docstring).
+    keys = inst.explicit_task * M + inst.explicit_machine
     order = np.argsort(keys, kind="stable")
     sorted_keys = keys[order]
     want = g * M + s.machine
-    pos = np.searchsorted(sorted_keys, want)
-    found = (pos < len(sorted_keys)) & (sorted_keys[np.minimum(pos, len(sorted_keys) - 1)] == want)
-    if not found.all():
-        i = int(np.flatnonzero(~found)[0])
-        allowed = inst.place_machine[inst.place_offset[g[i]]:inst.place_offset[g[i] + 1]].tolist()
-        _fail(f"{name(g[i])}: runs on machine {s.machine[i]}, outside its placement set {allowed}")
-    ptime = inst.place_time[order[pos]]
+    pos = np.minimum(np.searchsorted(sorted_keys, want), max(len(sorted_keys) - 1, 0))
+    found = (sorted_keys[pos] == want) if len(sorted_keys) else np.zeros(len(s), dtype=bool)
+    ruled = ~found & np.isfinite(inst.elsewhere_time[g]) & (inst.capacities[s.machine] >= inst.demand[g])
+    if not (found | ruled).all():
+        i = int(np.flatnonzero(~(found | ruled))[0])
+        allowed = inst.explicit_machine[inst.explicit_offset[g[i]]:inst.explicit_offset[g[i] + 1]].tolist()
+        rule = (f" and every other machine of capacity >= {_fmt(inst.demand[g[i]])} (elsewhere rule)"
+                if np.isfinite(inst.elsewhere_time[g[i]]) else "")
+        _fail(f"{name(g[i])}: runs on machine {s.machine[i]}, outside its placement set {allowed}{rule}")
+    ptime = np.where(found, inst.explicit_time[order[pos]] if len(sorted_keys) else 0.0, inst.elsewhere_time[g])
     bad = np.abs(s.rate - inst.demand[g]) > TOL * inst.capacities[s.machine]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

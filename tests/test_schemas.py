@@ -305,7 +305,7 @@ def _full_instances():
     mapreduce = MapReduceInstance(machines=2, name="full", jobs=(
         MapReduceJob(arrival=0, map_tasks=2, reduce_tasks=[1, 3]), MapReduceJob(arrival=1, map_tasks=1)))
     packing = PackingInstance(capacities=[1.0, 0.5], name="full", reservations=[Reservation(0, 0.25, 2.0)], jobs=(
-        PackingJob(tasks=[PackingTask(0.5, [0, 1], [2.0, 3.0]), PackingTask(0.25, [1], 1.0)], weight=2.0,
+        PackingJob(tasks=[PackingTask(0.5, [0, 1], [2.0, 3.0]), PackingTask(0.25, [1], 1.0, elsewhere_time=2.0)], weight=2.0,
                    release=1.0),
         PackingJob(tasks=[PackingTask(1.0, [0], 1.0)]),
     ))

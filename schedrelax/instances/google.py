@@ -40,7 +40,9 @@ machine (1.0). The conversion, as paper 003 §7 uses the trace:
   §5's single-machine placement, SynchPack-3's setting); ``"local"`` — §7's modification: the
   task's own machine plus ``local_machines − 1`` others drawn at random among those that fit it run
   it in the trace time, every other fitting machine in ``alpha`` × that time (``alpha=None``: local
-  machines only); ``"any"`` — every fitting machine, trace time.
+  machines only); ``"any"`` — every fitting machine, trace time. The "every other fitting
+  machine" parts are written as the task's ``elsewhere_time`` (compressed placement, see
+  :mod:`schedrelax.instances.packing`); ``instance.expand_placement()`` lists them out.
 * Weights: ``"equal"``, ``"priority"`` (the task's priority + 1, per job the maximum over its
   tasks) or ``"random"`` (uniform on [1, 10], seeded) — paper 003 §7.1's three cases.
 * Release: 0 (offline, §7.1), or with ``online=True`` the job's first SUBMIT time (its first
@@ -271,24 +273,27 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
 
     rng = np.random.default_rng(seed)
     origin = min(start[j] for j in chosen)
+    # "any" and local's remote machines are written as an elsewhere rule (every other machine that
+    # fits), not as lists of every machine: the placement stays O(tasks), not O(tasks × machines).
+    by_cap = np.argsort(caps, kind="stable")
+    sorted_caps = caps[by_cap]
     jobs = []
     for j in chosen:
         ptasks = []
         for (_, demand, p, m, _) in converted[j]:
             own = index[m]
-            fits = np.flatnonzero(caps >= demand)
             if placement == "trace":
-                place, times = [own], [p]
+                task = PackingTask(demand=demand, placement=[own], processing_time=p)
             elif placement == "any":
-                place, times = fits.tolist(), [p] * len(fits)
+                task = PackingTask(demand=demand, placement=[], processing_time=[], elsewhere_time=p)
             else:
+                fits = np.sort(by_cap[np.searchsorted(sorted_caps, demand, side="left"):])
                 others = fits[fits != own]
                 extra = rng.choice(others, size=min(local_machines - 1, len(others)), replace=False)
                 local = [own, *sorted(int(x) for x in extra)]
-                remote = [] if alpha is None else sorted(set(fits.tolist()) - set(local))
-                place = local + remote
-                times = [p] * len(local) + ([] if alpha is None else [p * alpha] * len(remote))
-            ptasks.append(PackingTask(demand=demand, placement=place, processing_time=times))
+                task = PackingTask(demand=demand, placement=local, processing_time=p,
+                                   elsewhere_time=None if alpha is None else p * alpha)
+            ptasks.append(task)
         if weights == "equal":
             w = 1.0
         elif weights == "priority":

@@ -9,6 +9,15 @@ A task may list a machine too small for it (the Google-trace setups allow every 
 remote penalty); such a machine can simply never run it, and ``verify`` rejects a schedule that
 tries. A task larger than *every* machine of its placement set can never run: that is an error.
 
+Compressed placement (for clusters of thousands of machines): besides its explicit (machine,
+time) pairs a task may carry an *elsewhere* rule, ``elsewhere_time`` e: every machine that is not
+in its explicit list and whose capacity is at least its demand runs it in time e. The task's
+placement set is then the explicit list followed by those machines in index order
+(:meth:`PackingInstance.expand_placement` writes that out); a machine too small for the task is
+never covered by the rule. Machines of equal capacity without reservations are interchangeable
+for every task that names none of them explicitly; they form the instance's machine *classes*
+(``machine_class``, ``class_capacity``, ``class_offset``/``class_member``).
+
 Reservations (the online layer's "machines as they are", not in paper 003): a reservation
 (machine i, demand a, until u) holds a of machine i's capacity over [0, u) — the room a task
 committed earlier, and still running at the re-planning time 0, keeps. Every schedule of the
@@ -30,12 +39,15 @@ from schedrelax.instances.base import Instance
 
 @dataclass(frozen=True, eq=False)
 class PackingTask:
-    """A task: its resource demand, its placement set, and its processing time on each machine
-    of the set (one number for all of them, or one per machine, in the set's order)."""
+    """A task: its resource demand, its explicit placement list, and its processing time on each
+    machine of the list (one number for all of them, or one per machine, in the list's order);
+    ``elsewhere_time`` (optional) is its time on every other machine that fits its demand (see
+    the module docstring). The list may be empty only when ``elsewhere_time`` is given."""
 
     demand: float
     placement: Sequence[int]
     processing_time: float | Sequence[float]
+    elsewhere_time: float | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,16 +111,46 @@ def _check_reservations(raw: Any, caps: np.ndarray) -> tuple[tuple[Reservation, 
     return tuple(out), ck.readonly(machine), ck.readonly(demand), ck.readonly(until)
 
 
+def _machine_classes(caps: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(machine_class, class_capacity, class_offset, class_member): machines of equal capacity and
+    no reservation share a class, a machine with reservations is a class of its own; classes are
+    numbered by their lowest member, members listed in index order."""
+    M = len(caps)
+    key = np.empty(M, dtype=np.int64)
+    _, cap_rank = np.unique(caps, return_inverse=True)
+    key[:] = cap_rank
+    # Reserved machines get keys past every capacity rank: one class each.
+    key[reserved] = cap_rank.max() + 1 + np.flatnonzero(reserved)
+    _, first, label = np.unique(key, return_index=True, return_inverse=True)
+    renumber = np.empty(len(first), dtype=np.int64)
+    renumber[np.argsort(first, kind="stable")] = np.arange(len(first))
+    machine_class = renumber[label.ravel()]
+    member = np.argsort(machine_class, kind="stable")
+    offset = ck.offsets(np.bincount(machine_class, minlength=len(first)))
+    return machine_class, caps[member[offset[:-1]]], offset, member
+
+
 @dataclass(frozen=True, eq=False)
 class PackingInstance(Instance):
     """Machines with capacities and a tuple of jobs; see the module docstring.
 
     Derived arrays (global task index t in job order): ``task_job``, ``demand``, ``weights``,
-    ``release``, ``job_offset`` (tasks of job j are ``job_offset[j]:job_offset[j+1]``) and the
-    placement as compressed rows: the allowed (task, machine) pairs of task t are
-    ``place_machine[place_offset[t]:place_offset[t+1]]`` with times ``place_time[...]``;
-    ``place_task`` repeats t for each of its pairs. ``reservations`` (optional, see the module
-    docstring) as arrays: ``reserve_machine``, ``reserve_demand``, ``reserve_until``.
+    ``release``, ``job_offset`` (tasks of job j are ``job_offset[j]:job_offset[j+1]``).
+
+    Placement, compressed: the explicit (task, machine) pairs of task t are
+    ``explicit_machine[explicit_offset[t]:explicit_offset[t+1]]`` with times ``explicit_time[...]``
+    (``explicit_task`` repeats t); ``elsewhere_time[t]`` is the task's time on every other machine
+    of capacity >= its demand, +inf where the task has no such rule or no such machine exists
+    (``elsewhere_count[t]`` machines are covered). Machine classes: ``machine_class``,
+    ``class_capacity``, members of class c ``class_member[class_offset[c]:class_offset[c+1]]``.
+
+    Placement, written out: ``place_offset``, ``place_task``, ``place_machine``, ``place_time``
+    hold every allowed pair (the explicit ones, then the elsewhere machines in index order). On an
+    instance without elsewhere rules they are the explicit arrays; otherwise they are built on
+    first use, tasks × machines in size: code meant for large clusters reads the compressed form.
+
+    ``reservations`` (optional, see the module docstring) as arrays: ``reserve_machine``,
+    ``reserve_demand``, ``reserve_until``.
     """
 
     family = "packing"
@@ -126,10 +168,16 @@ class PackingInstance(Instance):
     task_job: np.ndarray = field(init=False, repr=False)
     demand: np.ndarray = field(init=False, repr=False)
     job_offset: np.ndarray = field(init=False, repr=False)
-    place_offset: np.ndarray = field(init=False, repr=False)
-    place_task: np.ndarray = field(init=False, repr=False)
-    place_machine: np.ndarray = field(init=False, repr=False)
-    place_time: np.ndarray = field(init=False, repr=False)
+    explicit_offset: np.ndarray = field(init=False, repr=False)
+    explicit_task: np.ndarray = field(init=False, repr=False)
+    explicit_machine: np.ndarray = field(init=False, repr=False)
+    explicit_time: np.ndarray = field(init=False, repr=False)
+    elsewhere_time: np.ndarray = field(init=False, repr=False)
+    elsewhere_count: np.ndarray = field(init=False, repr=False)
+    machine_class: np.ndarray = field(init=False, repr=False)
+    class_capacity: np.ndarray = field(init=False, repr=False)
+    class_offset: np.ndarray = field(init=False, repr=False)
+    class_member: np.ndarray = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         caps = ck.as_array(self.capacities, "capacities", "instance")
@@ -138,6 +186,7 @@ class PackingInstance(Instance):
         ck.check_array(caps, "capacity", lambda i: f"machine {i}", positive=True)
         object.__setattr__(self, "capacities", caps)
         M = len(caps)
+        sorted_caps = np.sort(caps)
         res, rm, rd, ru = _check_reservations(self.reservations, caps)
         object.__setattr__(self, "reservations", res)
         object.__setattr__(self, "reserve_machine", rm)
@@ -147,7 +196,7 @@ class PackingInstance(Instance):
         if not jobs:
             raise InstanceError("instance: jobs must not be empty")
         weights, release, counts = [], [], []
-        demand, machines, times, nplace = [], [], [], []
+        demand, machines, times, nplace, elsewhere, else_count = [], [], [], [], [], []
         for j, job in enumerate(jobs):
             where = f"job {j}"
             if not isinstance(job, PackingJob):
@@ -164,9 +213,13 @@ class PackingInstance(Instance):
                 if not isinstance(task, PackingTask):
                     raise InstanceError(f"{tw}: expected a PackingTask, got {type(task).__name__}")
                 a = ck.check_scalar(task.demand, "demand", tw, positive=True)
+                rule = task.elsewhere_time
+                if rule is not None:
+                    rule = ck.check_scalar(rule, "elsewhere_time", tw, positive=True)
                 place = ck.as_array(task.placement, "placement", tw)
-                if len(place) == 0:
-                    raise InstanceError(f"{tw}: placement must not be empty (the task could run nowhere)")
+                if len(place) == 0 and rule is None:
+                    raise InstanceError(f"{tw}: placement must not be empty (the task could run nowhere) unless "
+                                        f"elsewhere_time is given")
                 ck.check_array(place, "placement", lambda q, tw=tw: f"{tw}, placement[{q}]", integral=True,
                                low=0, high=M - 1)
                 place = ck.readonly(place.astype(np.int64))
@@ -185,17 +238,26 @@ class PackingInstance(Instance):
                         )
                     ck.check_array(p, "processing_time", lambda q, tw=tw, place=place: f"{tw}, machine {place[q]}",
                                    positive=True)
-                if (a > caps[place]).all():
+                # Machines the rule covers: all that fit the demand, less the explicit ones that do.
+                covered = 0
+                if rule is not None:
+                    covered = M - int(np.searchsorted(sorted_caps, a, side="left")) - int(np.sum(caps[place] >= a))
+                if (a > caps[place]).all() and covered == 0:
                     raise InstanceError(
                         f"{tw}: demand {a:g} is larger than every machine it may use "
-                        f"(capacities {caps[place].tolist()} of machines {place.tolist()})"
+                        f"(capacities {caps[place].tolist()} of machines {place.tolist()}"
+                        + (f", and elsewhere_time {rule:g} covers no other machine: the largest capacity is "
+                           f"{sorted_caps[-1]:g})" if rule is not None else ")")
                     )
                 object.__setattr__(task, "placement", place)
                 object.__setattr__(task, "processing_time", ck.readonly(np.asarray(p, dtype=float)))
+                object.__setattr__(task, "elsewhere_time", rule)
                 demand.append(a)
                 machines.append(place)
                 times.append(np.asarray(p, dtype=float))
                 nplace.append(len(place))
+                elsewhere.append(rule if covered else np.inf)
+                else_count.append(covered)
         sets = object.__setattr__
         sets(self, "jobs", jobs)
         sets(self, "weights", ck.readonly(np.array(weights)))
@@ -205,12 +267,23 @@ class PackingInstance(Instance):
         sets(self, "task_job", ck.readonly(np.repeat(np.arange(len(jobs)), counts)))
         sets(self, "demand", ck.readonly(np.array(demand)))
         nplace = np.array(nplace, dtype=np.int64)
-        sets(self, "place_offset", ck.readonly(ck.offsets(nplace)))
-        sets(self, "place_task", ck.readonly(np.repeat(np.arange(len(demand)), nplace)))
-        sets(self, "place_machine", ck.readonly(np.concatenate(machines)))
-        sets(self, "place_time", ck.readonly(np.concatenate(times)))
+        sets(self, "explicit_offset", ck.readonly(ck.offsets(nplace)))
+        sets(self, "explicit_task", ck.readonly(np.repeat(np.arange(len(demand)), nplace)))
+        sets(self, "explicit_machine", ck.readonly(np.concatenate(machines).astype(np.int64)))
+        sets(self, "explicit_time", ck.readonly(np.concatenate(times)))
+        sets(self, "elsewhere_time", ck.readonly(np.array(elsewhere, dtype=float)))
+        sets(self, "elsewhere_count", ck.readonly(np.array(else_count, dtype=np.int64)))
+        reserved = np.zeros(M, dtype=bool)
+        reserved[rm] = True
+        mc, cc, co, cm = _machine_classes(caps, reserved)
+        sets(self, "machine_class", ck.readonly(mc))
+        sets(self, "class_capacity", ck.readonly(cc))
+        sets(self, "class_offset", ck.readonly(co))
+        sets(self, "class_member", ck.readonly(cm))
+        longest = np.where(np.isfinite(self.elsewhere_time), self.elsewhere_time, 0.0)
+        if len(self.explicit_time):
+            np.maximum.at(longest, self.explicit_task, self.explicit_time)
         with np.errstate(over="ignore"):
-            longest = np.maximum.reduceat(self.place_time, self.place_offset[:-1])
             work = float(np.sum(longest))
         ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.reserve_until, initial=0.0))), work,
                          "the latest release or reservation end plus every task's longest processing time")
@@ -226,6 +299,89 @@ class PackingInstance(Instance):
     @property
     def n_machines(self) -> int:
         return len(self.capacities)
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.class_capacity)
+
+    @property
+    def compressed(self) -> bool:
+        """Whether some task has an elsewhere rule that covers at least one machine."""
+        return bool(np.isfinite(self.elsewhere_time).any())
+
+    def elsewhere_machines(self, t: int) -> np.ndarray:
+        """The machines task *t*'s elsewhere rule covers, in index order (empty without one)."""
+        if not np.isfinite(self.elsewhere_time[t]):
+            return np.zeros(0, dtype=np.int64)
+        ok = self.capacities >= self.demand[t]
+        ok[self.explicit_machine[self.explicit_offset[t]:self.explicit_offset[t + 1]]] = False
+        return np.flatnonzero(ok)
+
+    def time_on(self, t: int, i: int) -> float:
+        """Task *t*'s processing time on machine *i*: its explicit time there, else its elsewhere
+        time if the rule covers *i*; +inf if *i* is not in its placement set."""
+        sl = slice(self.explicit_offset[t], self.explicit_offset[t + 1])
+        hit = np.flatnonzero(self.explicit_machine[sl] == i)
+        if len(hit):
+            return float(self.explicit_time[sl][hit[0]])
+        if self.capacities[i] >= self.demand[t]:
+            return float(self.elsewhere_time[t])
+        return float("inf")
+
+    def _expanded(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        cached = self.__dict__.get("_expanded_arrays")
+        if cached is not None:
+            return cached
+        if not self.compressed:
+            out = (self.explicit_offset, self.explicit_task, self.explicit_machine, self.explicit_time)
+        else:
+            counts = np.diff(self.explicit_offset) + self.elsewhere_count
+            machines, times = [], []
+            for t in range(self.n_tasks):
+                sl = slice(self.explicit_offset[t], self.explicit_offset[t + 1])
+                extra = self.elsewhere_machines(t)
+                machines += [self.explicit_machine[sl], extra]
+                times += [self.explicit_time[sl], np.full(len(extra), self.elsewhere_time[t])]
+            out = (ck.readonly(ck.offsets(counts)), ck.readonly(np.repeat(np.arange(self.n_tasks), counts)),
+                   ck.readonly(np.concatenate(machines)), ck.readonly(np.concatenate(times)))
+        self.__dict__["_expanded_arrays"] = out
+        return out
+
+    @property
+    def place_offset(self) -> np.ndarray:
+        """Pairs of task t are ``place_offset[t]:place_offset[t+1]`` of the written-out placement."""
+        return self._expanded()[0]
+
+    @property
+    def place_task(self) -> np.ndarray:
+        """The task of each written-out placement pair."""
+        return self._expanded()[1]
+
+    @property
+    def place_machine(self) -> np.ndarray:
+        """The machine of each written-out placement pair."""
+        return self._expanded()[2]
+
+    @property
+    def place_time(self) -> np.ndarray:
+        """The processing time of each written-out placement pair."""
+        return self._expanded()[3]
+
+    def expand_placement(self) -> PackingInstance:
+        """The same instance with every placement written out as an explicit list (no elsewhere
+        rule): the explicit machines, then those the rule covers in index order. Its size grows
+        as tasks × machines; *self* if no task has an elsewhere rule."""
+        if not self.compressed:
+            return self
+        off, _, mach, ptime = self._expanded()
+        jobs = []
+        for j, job in enumerate(self.jobs):
+            tasks = [PackingTask(demand=float(self.demand[t]), placement=mach[off[t]:off[t + 1]],
+                                 processing_time=ptime[off[t]:off[t + 1]])
+                     for t in range(self.job_offset[j], self.job_offset[j + 1])]
+            jobs.append(PackingJob(tasks=tuple(tasks), weight=job.weight, release=job.release))
+        return PackingInstance(capacities=self.capacities, jobs=tuple(jobs), name=self.name,
+                               reservations=self.reservations)
 
     def reserved_at(self, t: float) -> np.ndarray:
         """Capacity held by reservations on each machine at time *t* (0 once they all end)."""
@@ -248,12 +404,16 @@ class PackingInstance(Instance):
         jobs = []
         for j, job in enumerate(self.jobs):
             tasks = []
-            for t in range(self.job_offset[j], self.job_offset[j + 1]):
-                sl = slice(self.place_offset[t], self.place_offset[t + 1])
-                times = self.place_time[sl]
-                ptime: Any = float(times[0]) if (times == times[0]).all() else times.tolist()
-                tasks.append({"demand": float(self.demand[t]), "placement": self.place_machine[sl].tolist(),
-                              "processing_time": ptime})
+            for t, task in zip(range(self.job_offset[j], self.job_offset[j + 1]), job.tasks):
+                sl = slice(self.explicit_offset[t], self.explicit_offset[t + 1])
+                times = self.explicit_time[sl]
+                ptime: Any = times.tolist() if len(times) and (times != times[0]).any() else (
+                    float(times[0]) if len(times) else [])
+                td: dict[str, Any] = {"demand": float(self.demand[t]), "placement": self.explicit_machine[sl].tolist(),
+                                      "processing_time": ptime}
+                if task.elsewhere_time is not None:
+                    td["elsewhere_time"] = float(task.elsewhere_time)
+                tasks.append(td)
             d: dict[str, Any] = {"tasks": tasks, "weight": float(self.weights[j])}
             if self.release[j]:
                 d["release"] = float(self.release[j])
@@ -272,9 +432,14 @@ class PackingInstance(Instance):
             ck.check_keys(jd, ("tasks",), ("weight", "release"), f"job {j}")
             tasks = []
             for k, td in enumerate(ck.check_list(jd["tasks"], "tasks", f"job {j}")):
-                ck.check_keys(td, ("demand", "placement", "processing_time"), (), f"job {j}, task {k}")
+                ck.check_keys(td, ("demand", "placement", "processing_time"), ("elsewhere_time",),
+                              f"job {j}, task {k}")
+                if "elsewhere_time" in td and td["elsewhere_time"] is None:
+                    raise InstanceError(f"job {j}, task {k}: elsewhere_time must be a number, got None (omit the key "
+                                        f"for a task without an elsewhere rule)")
                 tasks.append(PackingTask(demand=td["demand"], placement=td["placement"],
-                                         processing_time=td["processing_time"]))
+                                         processing_time=td["processing_time"],
+                                         elsewhere_time=td.get("elsewhere_time")))
             jobs.append(PackingJob(tasks=tuple(tasks), weight=jd.get("weight", 1.0), release=jd.get("release", 0.0)))
         reservations = ck.check_list(data.get("reservations", []), "reservations", "instance", nonempty=False)
         return cls(capacities=ck.check_list(data["capacities"], "capacities", "instance"), jobs=tuple(jobs),

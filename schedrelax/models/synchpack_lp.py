@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import heapq
 import math
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -114,6 +115,90 @@ def usable_pairs(instance: PackingInstance) -> np.ndarray:
     return np.flatnonzero(instance.demand[instance.place_task] <= instance.capacities[instance.place_machine])
 
 
+def _explicit_usable(instance: PackingInstance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(task, machine, time) of the explicit placement pairs whose machine fits the task."""
+    q = np.flatnonzero(instance.demand[instance.explicit_task] <= instance.capacities[instance.explicit_machine])
+    return instance.explicit_task[q], instance.explicit_machine[q], instance.explicit_time[q]
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The (task, resource) pairs an interval LP has variables for: ``task``, ``time``, and the
+    volume rows each pair enters, as (pair, owner) lists: owners 0..M-1 are machines (capacity
+    m_i), owners M + c machine classes (capacity |c|·m_c). ``machine`` is the pair's machine, or
+    -1 for a class pool (``pool_class`` >= 0); ``pairs`` indexes the written-out placement arrays
+    (-1 for a pool or when aggregated)."""
+
+    task: np.ndarray
+    machine: np.ndarray
+    time: np.ndarray
+    pool_class: np.ndarray
+    pairs: np.ndarray
+    row_pair: np.ndarray
+    row_owner: np.ndarray
+    owner_capacity: np.ndarray
+
+
+def interval_columns(instance: PackingInstance, aggregate: bool) -> Columns:
+    """The pairs of LP1/LP2: every usable (task, machine) pair of the written-out placement, or with
+    ``aggregate`` the explicit usable pairs plus, per task with an elsewhere rule and per machine
+    class c that fits it, one *pool* pair (task, c) standing for its elsewhere machines in c.
+
+    Aggregated rows: each machine's volume row keeps its explicit pairs; each class with a pool
+    gets the row Σ (volume of the class's pairs, explicit and pooled) <= |c|·m_c·d_l.
+
+    Why this is a relaxation (its optimum is a lower bound on the written-out LP's, hence on the
+    scheduling optimum): from a feasible written-out solution z, keep the explicit pairs and set
+    z[t, c, l] = Σ_{i ∈ c, covered by t's rule} z[t, i, l]. Eq. (9b) and (9f) see the same sums;
+    (9c) too, since every covered machine takes the same time e_t, so Σ_i e_t z[t, i, l] =
+    e_t z[t, c, l]; a machine's row loses only non-negative terms; a class row is the sum of its
+    members' rows, <= |c|·m_c·d_l. Same objective.
+
+    Why it is exact on a *symmetric* class (no task lists any of its machines explicitly; e.g. every
+    class with ``placement="any"``): from a feasible aggregated solution, spread each pool evenly,
+    z[t, i, l] = z[t, c, l] / |c| for every member i (all of them covered by t's rule, with time
+    e_t). (9b), (9c), (9f) and (13b) are unchanged; machine i's row is the class row divided by
+    |c|, so <= m_c·d_l. Same objective. With both directions, the two optima are equal when every
+    pooled class is symmetric: averaging a solution over the class's interchangeable machines
+    loses nothing. On other classes the aggregated LP may be lower (still a bound).
+    """
+    M = instance.n_machines
+    if not aggregate:
+        pairs = usable_pairs(instance)
+        qm = instance.place_machine[pairs]
+        return Columns(task=instance.place_task[pairs], machine=qm, time=instance.place_time[pairs],
+                       pool_class=np.full(len(pairs), -1), pairs=pairs, row_pair=np.arange(len(pairs)), row_owner=qm,
+                       owner_capacity=np.asarray(instance.capacities, dtype=float))
+    qt, qm, qp = _explicit_usable(instance)
+    C = instance.n_classes
+    size = np.diff(instance.class_offset)
+    ruled = np.flatnonzero(np.isfinite(instance.elsewhere_time))
+    # Pools: (task, class) for each ruled task and class that fits it, less the classes whose
+    # every member the task lists explicitly.
+    pt, pc = np.repeat(ruled, C), np.tile(np.arange(C), len(ruled))
+    fits = instance.class_capacity[pc] >= instance.demand[pt]
+    pt, pc = pt[fits], pc[fits]
+    listed = np.zeros(len(pt), dtype=np.int64)
+    if len(qt):
+        key_listed, n_listed = np.unique(qt * C + instance.machine_class[qm], return_counts=True)
+        at = np.searchsorted(key_listed, pt * C + pc)
+        hit = (at < len(key_listed)) & (key_listed[np.minimum(at, len(key_listed) - 1)] == pt * C + pc)
+        listed[hit] = n_listed[at[hit]]
+    keep = size[pc] > listed
+    pt, pc = pt[keep], pc[keep]
+    n_x = len(qt)
+    pooled = np.zeros(C, dtype=bool)
+    pooled[pc] = True
+    in_pool = np.flatnonzero(pooled[instance.machine_class[qm]])
+    row_pair = np.r_[np.arange(n_x), in_pool, n_x + np.arange(len(pt))]
+    row_owner = np.r_[qm, M + instance.machine_class[qm[in_pool]], M + pc]
+    return Columns(task=np.r_[qt, pt], machine=np.r_[qm, np.full(len(pt), -1)],
+                   time=np.r_[qp, instance.elsewhere_time[pt]], pool_class=np.r_[np.full(n_x, -1), pc],
+                   pairs=np.full(n_x + len(pt), -1), row_pair=row_pair, row_owner=row_owner,
+                   owner_capacity=np.r_[np.asarray(instance.capacities, dtype=float),
+                                        size * instance.class_capacity])
+
+
 def flat_ranges(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Nested ranges, vectorised: (k repeated, first[k]..last[k]) for every k, flattened (none if first > last)."""
     count = np.maximum(last - first + 1, 0)
@@ -155,14 +240,14 @@ def interval_grid(instance: PackingInstance, eps: float = 1.0, unit: float | Non
     time), d_l = u(1+ε)^l up to the first d_L >= max_j r_j + Σ_tasks max_i p^i (the horizon)."""
     if not (eps > 0 and math.isfinite(eps)):
         raise ValueError(f"eps must be a finite number > 0, got {eps!r}")
-    pairs = usable_pairs(instance)
-    ptime = instance.place_time[pairs]
-    shortest = float(ptime.min())
+    qt, _, qp = _explicit_usable(instance)
+    ruled = np.isfinite(instance.elsewhere_time)
+    shortest = float(min(qp.min(initial=np.inf), instance.elsewhere_time.min()))
     u = shortest if unit is None else float(unit)
     if not (u > 0 and math.isfinite(u)):
         raise ValueError(f"unit must be a finite number > 0, got {unit!r}")
-    longest = np.zeros(instance.n_tasks)
-    np.maximum.at(longest, instance.place_task[pairs], ptime)
+    longest = np.where(ruled, instance.elsewhere_time, 0.0)
+    np.maximum.at(longest, qt, qp)
     horizon = float(instance.release.max() + longest.sum())
     L = max(0, int(np.ceil(np.log(horizon / u) / np.log1p(eps) - _TIME_TOL)))
     d = u * (1.0 + eps) ** np.arange(L + 1)
@@ -191,6 +276,7 @@ class IntervalLayout:
     pair_task: np.ndarray
     pair_machine: np.ndarray
     pair_time: np.ndarray
+    pair_class: np.ndarray
     z_pair: np.ndarray
     z_l: np.ndarray
     x_job: np.ndarray
@@ -199,7 +285,7 @@ class IntervalLayout:
 
 
 def build_lp1(instance: PackingInstance, *, eps: float = 1.0, unit: float | None = None,
-              formulation: str = "sparse", drop_dominated: bool = True) -> pyo.ConcreteModel:
+              formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> pyo.ConcreteModel:
     """LP1 of paper 003 §3.1, eq. (9a)-(9h), for PRP|mgr|Σ w_j C_j (preemption and migration).
 
     z[q, l] is the fraction of task t(q)'s processing done on machine i(q) in (d_{l-1}, d_l]. Every
@@ -210,18 +296,22 @@ def build_lp1(instance: PackingInstance, *, eps: float = 1.0, unit: float | None
     processing time for l = 0) is below the true completion time. The objective Σ w_j C_j is in
     the instance's time unit. See the module docstring for the grid, releases and formulations.
     """
-    return _model(lp1_program(instance, eps=eps, unit=unit, formulation=formulation, drop_dominated=drop_dominated))
+    return _model(lp1_program(instance, eps=eps, unit=unit, formulation=formulation, drop_dominated=drop_dominated,
+                              aggregate=aggregate))
 
 
 def lp1_program(instance: PackingInstance, *, eps: float = 1.0, unit: float | None = None,
-                formulation: str = "sparse", drop_dominated: bool = True) -> MatrixProgram:
+                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> MatrixProgram:
     """LP1 as arrays (:class:`schedrelax._matrix.MatrixProgram`): the rows :func:`build_lp1`'s
-    Pyomo model is made of, for solvers that take matrices (HiGHS without Pyomo in between)."""
-    return _interval_program(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated)
+    Pyomo model is made of, for solvers that take matrices (HiGHS without Pyomo in between).
+    ``aggregate``: elsewhere machines pooled per machine class (:func:`interval_columns`: a lower
+    bound, the same optimum on symmetric classes); its pools have no machine to round to."""
+    return _interval_program(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated,
+                             aggregate)
 
 
 def build_lp2(instance: PackingInstance, *, unit: float | None = None,
-              formulation: str = "sparse", drop_dominated: bool = True) -> pyo.ConcreteModel:
+              formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> pyo.ConcreteModel:
     """LP2 of paper 003 §4.1, eq. (13), for PRP||Σ w_j C_j and PRP|pmtn|Σ w_j C_j (no migration):
     LP1's rows with ε = 1 and z[q, l] = 0 where the task cannot complete on machine i(q) by d_l
     (13b: p^i > d_l, or r_j + p^i > d_l with release times).
@@ -231,13 +321,15 @@ def build_lp2(instance: PackingInstance, *, unit: float | None = None,
     by d_l ran p^i <= d_l - r_j; (9d) since every task completed on i by d_l put all its volume
     on i before d_l; (9f)-(9h) as in LP1. The dropped variables are not created at all.
     """
-    return _model(lp2_program(instance, unit=unit, formulation=formulation, drop_dominated=drop_dominated))
+    return _model(lp2_program(instance, unit=unit, formulation=formulation, drop_dominated=drop_dominated,
+                              aggregate=aggregate))
 
 
 def lp2_program(instance: PackingInstance, *, unit: float | None = None,
-                formulation: str = "sparse", drop_dominated: bool = True) -> MatrixProgram:
-    """LP2 as arrays (see :func:`lp1_program`)."""
-    return _interval_program(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated)
+                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> MatrixProgram:
+    """LP2 as arrays (see :func:`lp1_program`, also for ``aggregate``)."""
+    return _interval_program(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated,
+                             aggregate)
 
 
 def _model(program: MatrixProgram) -> pyo.ConcreteModel:
@@ -246,14 +338,13 @@ def _model(program: MatrixProgram) -> pyo.ConcreteModel:
 
 
 def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, formulation: str,
-                      drop_dominated: bool) -> MatrixProgram:
+                      drop_dominated: bool, aggregate: bool = False) -> MatrixProgram:
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}; got {formulation!r}")
     d, L = grid.d, grid.L
-    pairs = usable_pairs(instance)
-    qt = instance.place_task[pairs]
-    qm = instance.place_machine[pairs]
-    qp = instance.place_time[pairs]
+    cols = interval_columns(instance, aggregate)
+    pairs = cols.pairs
+    qt, qm, qp = cols.task, cols.machine, cols.time
     qa = instance.demand[qt]
     task_job = instance.task_job
     r_task = instance.release[task_job]
@@ -276,16 +367,18 @@ def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, fo
     m = ProgramBuilder(f"SynchPack {lp} ({formulation})")
     m.var("z", len(zq), 0.0, np.where(zl < allowed[zq], 0.0, np.inf))
     builder = _sparse_rows if formulation == "sparse" else _plain_rows
-    x_job, x_l = builder(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first)
+    x_job, x_l = builder(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first)
     return m.finish(IntervalLayout(lp=lp, formulation=formulation, grid=grid, pairs=pairs, pair_task=qt,
-                                   pair_machine=qm, pair_time=qp, z_pair=zq, z_l=zl, x_job=x_job, x_l=x_l,
+                                   pair_machine=qm, pair_time=qp, pair_class=cols.pool_class, z_pair=zq, z_l=zl,
+                                   x_job=x_job, x_l=x_l,
                                    weights=np.asarray(instance.weights, dtype=float)))
 
 
-def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first):
+def _sparse_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first):
     """The running-sum formulation (see the module docstring); returns the X columns' (job, l)."""
     d, left, L = grid.d, grid.left, grid.L
-    nT, M = instance.n_tasks, instance.n_machines
+    qt, qp = cols.task, cols.time
+    nT, M = instance.n_tasks, len(cols.owner_capacity)
     task_job = instance.task_job
     zt = qt[zq]
 
@@ -315,8 +408,8 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     S_index[S_t, S_l] = np.arange(len(S_t))
 
     # V[i, l] for l = 0..last binding l: volume on machine i by d_l, at most m_i d_l (9d).
-    caps = np.asarray(instance.capacities, dtype=float)
-    vol = np.bincount(qm, weights=qa * qp, minlength=M)
+    caps = cols.owner_capacity
+    vol = np.bincount(cols.row_owner, weights=(qa * qp)[cols.row_pair], minlength=M)
     # Rows only where they can bind: a machine never holds more than its whole placement volume.
     last_v = (caps[:, None] * d[None, :] < vol[:, None] * (1 - 1e-12)).sum(axis=1) - 1
     V_i, V_l = flat_ranges(np.zeros(M, dtype=np.int64), last_v)
@@ -337,18 +430,20 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     n_cols = oX + len(X_j)
     nz = len(zq)
 
-    def running_sum(index, owner, level, z_owner, z_coef, offset):
-        """Rows Σ coef·z[·, l] + sum[o, l-1] - sum[o, l] = 0 for every existing sum[o, l]."""
+    def running_sum(index, owner, level, z_owner, z_coef, offset, z_cols=None):
+        """Rows Σ coef·z[·, l] + sum[o, l-1] - sum[o, l] = 0 for every existing sum[o, l]; the z
+        columns are ``z_cols`` (default all, in order) with owners ``z_owner``."""
         n = len(owner)
+        z_cols = np.arange(nz) if z_cols is None else z_cols
         rows = [np.arange(n), np.arange(n)]
         cols_ = [offset + np.arange(n), offset + index[owner, np.maximum(level - 1, 0)]]
         vals = [-np.ones(n), np.ones(n)]
         has_prev = (level > 0) & (index[owner, np.maximum(level - 1, 0)] >= 0)
         rows[1], cols_[1], vals[1] = rows[1][has_prev], cols_[1][has_prev], vals[1][has_prev]
-        target = index[z_owner, zl]
+        target = index[z_owner, zl[z_cols]]
         keep = target >= 0
         rows.append(target[keep])
-        cols_.append(oz + np.arange(nz)[keep])
+        cols_.append(oz + z_cols[keep])
         vals.append(z_coef[keep])
         A = sp.csr_array((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols_))), shape=(n, n_cols))
         return A, np.zeros(n)
@@ -358,7 +453,13 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     if len(S_t):
         A, b = running_sum(S_index, S_t, S_l, zt, qp[zq], oS)
         m.rows("time_done", A, b, b)
-    A, b = running_sum(V_index, V_i, V_l, qm[zq], (qa * qp)[zq], oV)
+    # Each z column enters the rows of its pair's owners (a machine, and its class if pooled).
+    by_pair = np.argsort(cols.row_pair, kind="stable")
+    first_row = np.searchsorted(cols.row_pair[by_pair], zq, side="left")
+    n_rows = np.searchsorted(cols.row_pair[by_pair], zq, side="right") - first_row
+    z_col, k = flat_ranges(first_row, first_row + n_rows - 1)
+    entry = by_pair[k]
+    A, b = running_sum(V_index, V_i, V_l, cols.row_owner[entry], (qa * qp)[zq[z_col]], oV, z_cols=z_col)
     m.rows("volume_done", A, b, b)
 
     # x >= 0: X nondecreasing in l (X[j, L] = 1 is the constant bound of X[j, L-1] <= 1).
@@ -385,12 +486,13 @@ def _sparse_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_fir
     return X_j, X_l
 
 
-def _plain_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_first, job_first):
+def _plain_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first):
     """Eq. (9b)-(9h) row for row (cumulative sums written out); returns the x columns' (job, l)."""
     d, left, L = grid.d, grid.left, grid.L
-    nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
+    qt, qp = cols.task, cols.time
+    nT, nJ, M = instance.n_tasks, instance.n_jobs, len(cols.owner_capacity)
     task_job = instance.task_job
-    caps = np.asarray(instance.capacities, dtype=float)
+    caps = cols.owner_capacity
     zt = qt[zq]
     nz = len(zq)
     x_j, x_l = flat_ranges(np.zeros(nJ, dtype=np.int64), np.full(nJ, L))
@@ -415,7 +517,12 @@ def _plain_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_firs
     keep = np.flatnonzero(np.diff(A.indptr) > 0)
     m.rows("task_time", A[keep], np.full(len(keep), -np.inf), rhs[keep])
     # (9d)
-    A = cumulative(qm[zq], zl, np.arange(nz), (qa * qp)[zq], M)
+    by_pair = np.argsort(cols.row_pair, kind="stable")
+    first_row = np.searchsorted(cols.row_pair[by_pair], zq, side="left")
+    n_rows = np.searchsorted(cols.row_pair[by_pair], zq, side="right") - first_row
+    z_col, k = flat_ranges(first_row, first_row + n_rows - 1)
+    entry = by_pair[k]
+    A = cumulative(cols.row_owner[entry], zl[z_col], z_col, (qa * qp)[zq[z_col]], M)
     rhs = (caps[:, None] * d[None, :]).ravel()
     keep = np.flatnonzero(np.diff(A.indptr) > 0)
     m.rows("machine_volume", A[keep], np.full(len(keep), -np.inf), rhs[keep])
@@ -438,7 +545,8 @@ def _plain_rows(m, instance, grid, lp, qt, qm, qp, qa, r_task, zq, zl, task_firs
 @dataclass(frozen=True)
 class IntervalLPSolution:
     """A solved LP1 or LP2 as arrays: ``z[q, l]`` per usable placement pair q (see ``pair_*``) and
-    interval l, ``x[j, l]``, the completion times C_j of eq. (9g) and the objective Σ w_j C_j."""
+    interval l, ``x[j, l]``, the completion times C_j of eq. (9g) and the objective Σ w_j C_j;
+    ``pair_class`` is a pair's machine class where it is a pool (aggregated LP), else -1."""
 
     lp: str
     grid: IntervalGrid
@@ -449,6 +557,7 @@ class IntervalLPSolution:
     x: np.ndarray
     completion: np.ndarray
     objective: float
+    pair_class: np.ndarray | None = None
 
 
 def solved_values(solved) -> tuple[object, Callable[[str], np.ndarray]]:
@@ -479,7 +588,95 @@ def interval_lp_solution(model) -> IntervalLPSolution:
     completion = x @ lay.grid.left
     return IntervalLPSolution(lp=lay.lp, grid=lay.grid, pair_task=lay.pair_task, pair_machine=lay.pair_machine,
                               pair_time=lay.pair_time, z=z, x=x, completion=completion,
-                              objective=float(lay.weights @ completion))
+                              objective=float(lay.weights @ completion), pair_class=lay.pair_class)
+
+
+def spread_pools(instance: PackingInstance, sol: IntervalLPSolution) -> IntervalLPSolution:
+    """An LP1/LP2 solution over real machines from an aggregated one (:func:`interval_columns`),
+    with the same objective, or ValueError when none is found.
+
+    Interval by interval, each pooled fraction of a class goes whole to the class machine with
+    the most room left that its task does not list, and is split only where it exceeds that room.
+    A machine's room at interval l is min over l' >= l of (m_c·d_l' - its explicit volume by
+    d_l'), less the pooled volume it already holds: what later explicit volume still needs is
+    kept free. Every machine's cumulative volume then stays within m_c·d_l for every l; the task
+    rows (9b), (9c), (13b) and the x, C values are untouched; so the result is feasible for the
+    written-out LP with the aggregated LP's objective. Since the aggregated optimum is a lower
+    bound on the written-out one, a spread that succeeds is an optimal written-out solution — a
+    certificate that pooling lost nothing. It always succeeds on symmetric classes (no task
+    lists a machine of the class: the class row is then all that binds); elsewhere it may fail
+    (the aggregated LP can be strictly lower), and then raises ValueError.
+    """
+    pc = sol.pair_class if sol.pair_class is not None else np.full(len(sol.pair_task), -1)
+    pools = np.flatnonzero(pc >= 0)
+    if not len(pools):
+        return sol
+    M = instance.n_machines
+    explicit = np.flatnonzero(pc < 0)
+    d, L1 = sol.grid.d, sol.grid.L + 1
+    explicit_volume = np.zeros((M, L1))
+    np.add.at(explicit_volume, sol.pair_machine[explicit],
+              (instance.demand[sol.pair_task[explicit]] * sol.pair_time[explicit])[:, None] * sol.z[explicit])
+    vol_unit = instance.demand[sol.pair_task[pools]] * sol.pair_time[pools]  # volume of a whole pooled task
+    off, named = instance.explicit_offset, instance.explicit_machine
+    out_q, out_m, out_l, out_z = [], [], [], []
+    for c in np.unique(pc[pools]).tolist():
+        members = instance.class_member[instance.class_offset[c]:instance.class_offset[c + 1]]
+        cap = float(instance.class_capacity[c])
+        free = cap * d[None, :] - np.cumsum(explicit_volume[members], axis=1)
+        budget = np.minimum.accumulate(free[:, ::-1], axis=1)[:, ::-1]  # room kept for later explicit volume
+        held = np.zeros(len(members))
+        mine = np.flatnonzero(pc[pools] == c)
+        for lv in range(L1):
+            heap = list(zip((held - budget[:, lv]).tolist(), range(len(members))))
+            heapq.heapify(heap)
+            slack = 1e-7 * max(1.0, cap * d[lv])  # the LP solver's tolerance, in volume
+            for q in mine[sol.z[pools[mine], lv] > 0].tolist():
+                v = float(sol.z[pools[q], lv] * vol_unit[q])
+                t = int(sol.pair_task[pools[q]])
+                banned = set(named[off[t]:off[t + 1]].tolist())
+                aside = []
+                while v > 0:
+                    if not heap:
+                        raise ValueError(f"cannot spread task {t}'s pooled volume over machine class {c}: every "
+                                         f"machine it may use is full (the aggregated LP is below the written-out "
+                                         f"one here)")
+                    neg, k = heapq.heappop(heap)
+                    if int(members[k]) in banned:
+                        aside.append((neg, k))
+                        continue
+                    room = -neg
+                    if room < v and room <= slack:
+                        if v > slack:
+                            raise ValueError(f"cannot spread task {t}'s pooled volume over machine class {c} in "
+                                             f"interval {lv}: {v:g} left and no room (the aggregated LP is below "
+                                             f"the written-out one here)")
+                        take = v  # within the solver's tolerance
+                    else:
+                        take = min(v, room)
+                    out_q.append(pools[q])
+                    out_m.append(int(members[k]))
+                    out_l.append(lv)
+                    out_z.append(take / vol_unit[q])
+                    held[k] += take
+                    heapq.heappush(heap, (neg + take, k))
+                    v -= take
+                for e in aside:
+                    heapq.heappush(heap, e)
+    q, m_, lv = (np.asarray(a, dtype=np.int64) for a in (out_q, out_m, out_l))
+    zv = np.asarray(out_z, dtype=float)
+    key, inv = np.unique(sol.pair_task[q] * M + m_, return_inverse=True)
+    z_new = np.zeros((len(key), L1))
+    np.add.at(z_new, (inv, lv), zv)
+    first = np.zeros(len(key), dtype=np.int64)
+    first[inv] = q
+    # The task's listed machines are banned above: its spread pairs never repeat an explicit one.
+    return IntervalLPSolution(
+        lp=sol.lp, grid=sol.grid, pair_task=np.r_[sol.pair_task[explicit], key // M],
+        pair_machine=np.r_[sol.pair_machine[explicit], key % M], pair_time=np.r_[sol.pair_time[explicit],
+                                                                                   sol.pair_time[first]],
+        z=np.r_[sol.z[explicit], z_new], x=sol.x, completion=sol.completion, objective=sol.objective,
+        pair_class=np.full(len(explicit) + len(key), -1))
 
 
 def _values(var: pyo.Var) -> np.ndarray:
@@ -492,12 +689,16 @@ def _values(var: pyo.Var) -> np.ndarray:
 
 def dedicated_machine(instance: PackingInstance) -> np.ndarray | None:
     """Each task's single usable machine (PDP of §5), or None if some task has several."""
-    pairs = usable_pairs(instance)
-    count = np.bincount(instance.place_task[pairs], minlength=instance.n_tasks)
+    # Counted on the compressed placement: an elsewhere rule over thousands of machines answers
+    # None without writing them out.
+    usable = np.flatnonzero(instance.demand[instance.explicit_task] <= instance.capacities[instance.explicit_machine])
+    count = np.bincount(instance.explicit_task[usable], minlength=instance.n_tasks) + instance.elsewhere_count
     if (count != 1).any():
         return None
     out = np.empty(instance.n_tasks, dtype=np.int64)
-    out[instance.place_task[pairs]] = instance.place_machine[pairs]
+    out[instance.explicit_task[usable]] = instance.explicit_machine[usable]
+    for t in np.flatnonzero(instance.elsewhere_count).tolist():
+        out[t] = instance.elsewhere_machines(t)[0]
     return out
 
 

@@ -21,6 +21,7 @@ block completion times of Lemma 10) are returned by the ``*_round`` functions.
 from __future__ import annotations
 
 import time
+from functools import partial
 from dataclasses import dataclass
 
 import numpy as np
@@ -43,6 +44,7 @@ from schedrelax.models.synchpack_lp import (
     lp2_program,
     lp3_program,
     lp3_solution,
+    spread_pools,
 )
 from schedrelax.rounding.exact import (
     below,
@@ -95,6 +97,42 @@ def _solve(program, solver: str, time_limit: float | None):
         raise NoOptimalSolutionError(f"{program.name}: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
     return res, solved
+
+
+AGGREGATE_MODES = (False, True, "auto")
+"""``aggregate`` of SynchPack-1/2: False, the written-out LP; True, machine classes pooled
+(:func:`~schedrelax.models.synchpack_lp.interval_columns`); "auto" (default), pooled exactly when
+the instance has elsewhere rules (compressed placement: written out, LP1 on 300 Google jobs over
+5,000 machines needs more than 6 GB)."""
+
+
+def _interval_lp(instance: PackingInstance, build, solver: str, time_limit: float | None, aggregate):
+    """LP1 or LP2 (*build* is ``lp1_program``/``lp2_program`` with its options bound) solved, as a
+    solution over real machines: pooled per machine class when *aggregate* says so and the pooled
+    solution spreads back over the machines (:func:`~schedrelax.models.synchpack_lp.spread_pools`,
+    a certificate that it is optimal for the written-out LP); otherwise, or when the spread
+    fails, the written-out LP. Returns (solve result, solution, seconds to build, how it went)."""
+    if aggregate not in AGGREGATE_MODES:
+        raise ValueError(f"aggregate must be one of {AGGREGATE_MODES}; got {aggregate!r}")
+    pooled = instance.compressed if aggregate == "auto" else bool(aggregate)
+    t0 = time.perf_counter()
+    if pooled:
+        program = build(aggregate=True)
+        built = time.perf_counter() - t0
+        res, solved = _solve(program, solver, time_limit)
+        try:
+            return res, spread_pools(instance, interval_lp_solution(solved)), built, "pooled"
+        except ValueError as exc:
+            # The pooled LP is below the written-out one here: its optimum is still a lower
+            # bound, but the rounding needs an optimal solution over real machines.
+            how = f"written out (the pooled solution did not spread: {exc})"
+        t0 = time.perf_counter()
+    else:
+        how = "written out"
+    program = build(aggregate=False)
+    built = time.perf_counter() - t0
+    res, solved = _solve(program, solver, time_limit)
+    return res, interval_lp_solution(solved), built, how
 
 
 def _clean_fractions(z: np.ndarray, pair_task: np.ndarray, n_tasks: int) -> np.ndarray:
@@ -198,16 +236,22 @@ def _shift(instance, machine, start, end, task):
           uses_solver=True, paper="003 §3")
 def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0, eps: float = 1.0,
                lam: float | str | None = None, slow_motion: str = "task", shift_back: bool = True,
-               time_limit: float | None = None) -> Result:
+               time_limit: float | None = None, aggregate: bool | str = "auto") -> Result:
     """SynchPack-1 (paper 003 §3.2) for PRP|mgr|Σ w_j C_j: LP1 with geometric ratio 1+``eps``,
     Steps 2-3 by :func:`synchpack1_round`. ``lam``: None (derandomised, Theorem 1's 6(1+ε) holds
     deterministically), ``"random"`` (drawn from density 2λ with ``seed``; the bound then holds in
-    expectation only) or a number in (0, 1]."""
-    t0 = time.perf_counter()
-    program = lp1_program(instance, eps=eps)
-    t1 = time.perf_counter()
-    res, solved = _solve(program, solver, time_limit)
-    sol = interval_lp_solution(solved)
+    expectation only) or a number in (0, 1].
+
+    ``aggregate`` (:data:`AGGREGATE_MODES`; default "auto": on instances with elsewhere rules):
+    LP1 with each machine class's elsewhere machines pooled
+    (:func:`~schedrelax.models.synchpack_lp.interval_columns`), its solution spread back over real
+    machines (:func:`~schedrelax.models.synchpack_lp.spread_pools`). A spread that succeeds
+    (always, on symmetric classes) is an optimal LP1 solution, so the bound and the guarantee
+    stand; when it fails the written-out LP is solved instead (``info["lp_form"]`` says which).
+    The pooled LP may reach another optimal vertex than the written-out one, hence possibly
+    another schedule of the same guarantee."""
+    res, sol, built, how = _interval_lp(instance, partial(lp1_program, instance, eps=eps), solver, time_limit,
+                                        aggregate)
     t2 = time.perf_counter()
     choice = _stretch_choice(lam, seed)
     run = synchpack1_round(instance, sol, lam=choice, mode=slow_motion, shift_back=shift_back)
@@ -218,9 +262,10 @@ def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | 
         algorithm="synchpack1", schedule=run.schedule, lower_bound=sol.objective if proven else None,
         bound_kind="LP1 optimum (paper 003 §3.1)" if proven else None,
         guarantee=guarantee,
-        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
-        params={"eps": eps, "lam": lam, "slow_motion": slow_motion, "shift_back": shift_back, "time_limit": time_limit},
-        info={"lp_status": res.status.value, "lp_objective": sol.objective, "lambda": run.lam,
+        timings={"build": built + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
+        params={"eps": eps, "lam": lam, "slow_motion": slow_motion, "shift_back": shift_back, "time_limit": time_limit,
+                "aggregate": aggregate},
+        info={"lp_form": how, "lp_status": res.status.value, "lp_objective": sol.objective, "lambda": run.lam,
               "intervals": sol.grid.L + 1, "fractions": len(run.item_pair), "pieces_in_S": len(run.packing.item)})
 
 
@@ -307,7 +352,7 @@ def synchpack2_round(instance: PackingInstance, sol: IntervalLPSolution, lam: fl
           "(non-preemptive; 24)", uses_solver=True, paper="003 §4")
 def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
                lam: float | str | None = None, tries: int = 4, slow_motion: str = "task", shift_back: bool = True,
-               time_limit: float | None = None) -> Result:
+               time_limit: float | None = None, aggregate: bool | str = "auto") -> Result:
     """SynchPack-2 (paper 003 §4.2) for PRP||Σ w_j C_j (and PRP|pmtn|Σ w_j C_j, Corollary 1).
 
     ``lam=None`` derandomises: the λ are ranked by the bound Σ_j w_j·6·d_{l_j(λ)}/λ that Lemma 10
@@ -324,12 +369,10 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     §7 runs shifted back; measured on the synthetic §7 instances, SynchPack-2/LP2 is close to
     Table 1's 2.87-2.98 without it and well below with it, so the ``synchpack`` reproduction's
     calibrated column runs ``shift_back=False`` and reports both.
+
+    ``aggregate``: as in :func:`synchpack1`, for LP2.
     """
-    t0 = time.perf_counter()
-    program = lp2_program(instance)
-    t1 = time.perf_counter()
-    res, solved = _solve(program, solver, time_limit)
-    sol = interval_lp_solution(solved)
+    res, sol, built, how = _interval_lp(instance, partial(lp2_program, instance), solver, time_limit, aggregate)
     t2 = time.perf_counter()
     _check_mode(slow_motion)
     choice = _stretch_choice(lam, seed)
@@ -352,10 +395,10 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
         algorithm="synchpack2", schedule=best.schedule, lower_bound=sol.objective if proven else None,
         bound_kind="LP2 optimum (paper 003 §4)" if proven else None,
         guarantee=guarantee,
-        timings={"build": t1 - t0 + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
+        timings={"build": built + res.build_seconds, "solve": res.solve_seconds, "round": t3 - t2},
         params={"lam": lam, "tries": tries, "slow_motion": slow_motion, "shift_back": shift_back,
-                "time_limit": time_limit},
-        info={"lp_status": res.status.value, "lp_objective": sol.objective, "lambda": best.lam,
+                "time_limit": time_limit, "aggregate": aggregate},
+        info={"lp_form": how, "lp_status": res.status.value, "lp_objective": sol.objective, "lambda": best.lam,
               "lambdas_tried": [r.lam for r in runs], "objectives_tried": [r.objective for r in runs],
               "lemma10_bound": bound, "intervals": sol.grid.L + 1, "copies": best.graph.n_copies})
 
@@ -399,9 +442,7 @@ def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     rank = lp3_rank(instance, sol)
     machine = dedicated_machine(instance)
     if machine is not None:
-        ptime = np.empty(instance.n_tasks)
-        usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
-        ptime[instance.place_task[usable]] = instance.place_time[usable]
+        ptime = np.array([instance.time_on(t, int(i)) for t, i in enumerate(machine.tolist())])
     else:
         machine, ptime = earliest_finish_machines(instance, rank)
     packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],

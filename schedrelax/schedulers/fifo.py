@@ -15,6 +15,7 @@ import numpy as np
 
 from schedrelax.algorithms import Result, register
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
+from schedrelax.schedulers.list_packing import MaxTree
 from schedrelax.schedules import POOLED, Schedule, stamp_round_off
 
 _FINISHED = 1e-9
@@ -166,23 +167,34 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     time; ties to the lowest machine index), if there is one. Backfilling: a task that does not
     fit anywhere keeps its place in the list but does not block later tasks, which may start
     before it. Tasks run to completion on one machine: the schedule promises ``non_preemptive``
-    and ``no_migration``. Reserved room (instance reservations) is not free until it ends, and
+    and ``no_migration``. A task's elsewhere machines (compressed placement) are searched in a
+    segment tree of free capacity (:class:`~schedrelax.schedulers.list_packing.MaxTree`), so
+    a choice among thousands of machines costs O(log M), with the written-out placement's order. Reserved room (instance reservations) is not free until it ends, and
     each end is a decision time.
     """
     caps = np.asarray(instance.capacities, dtype=float)
     fit_tol = 1e-9 * np.maximum(1.0, caps)
+    # A lower threshold than any machine's own: the tree finds candidates, each is then checked
+    # with its machine's tolerance.
+    loose = float(fit_tol.max()) * (1 + 1e-9)
     demand = instance.demand.tolist()
     n_tasks = instance.n_tasks
-    # Each task's machines, fastest first (ties by index): the first that fits is the choice.
+    # Each task's explicit machines, fastest first (ties by index): the first that fits is the
+    # choice. Its elsewhere machines (compressed placement) all take ``elsewhere`` time; in the
+    # written-out order they sit among the explicit ones of that time, by index.
     cand: list[np.ndarray] = []
     ctime: list[np.ndarray] = []
+    split: list[tuple[int, int]] = []
+    elsewhere = instance.elsewhere_time.tolist()
     for t in range(n_tasks):
-        sl = slice(instance.place_offset[t], instance.place_offset[t + 1])
-        mach, ptime = instance.place_machine[sl], instance.place_time[sl]
+        sl = slice(instance.explicit_offset[t], instance.explicit_offset[t + 1])
+        mach, ptime = instance.explicit_machine[sl], instance.explicit_time[sl]
         o = np.lexsort((mach, ptime))
         usable = caps[mach[o]] >= demand[t] - fit_tol[mach[o]]
         cand.append(mach[o][usable])
         ctime.append(ptime[o][usable])
+        split.append((int(np.searchsorted(ctime[t], elsewhere[t], side="left")),
+                      int(np.searchsorted(ctime[t], elsewhere[t], side="right"))))
     release = instance.release
     job_order = np.lexsort((np.arange(instance.n_jobs), release)).tolist()
     job_offset = instance.job_offset.tolist()
@@ -196,20 +208,33 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     ends = instance.reservation_ends()
     taken = instance.reserved_at(now)
     free = caps - taken
+    room = MaxTree(free)
+
+    def elsewhere_machine(g: int, d: float) -> int:
+        """The lowest-index machine of task g's elsewhere rule with room for d now, or -1."""
+        named = cand[g]
+        i = room.first_at_least(d - loose)
+        while i >= 0 and (free[i] < d - fit_tol[i] or caps[i] < d or (named == i).any()):
+            i = room.first_at_least(d - loose, i + 1)
+        return i
+
     while True:
         events += 1
         while running and running[0][0] <= now:
             _, m, g = heapq.heappop(running)
             busy[m] -= 1
             free[m] = caps[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
+            room.set(m, free[m])
         now_taken = instance.reserved_at(now)
-        free += taken - now_taken
+        if (now_taken != taken).any():
+            free += taken - now_taken
+            room = MaxTree(free)
         taken = now_taken
         while released < len(job_order) and release[job_order[released]] <= now:
             j = job_order[released]
             waiting.extend(range(job_offset[j], job_offset[j + 1]))
             released += 1
-        most = float(free.max())
+        most = room.max()
         still: list[int] = []
         for g in waiting:
             d = demand[g]
@@ -217,17 +242,29 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
                 still.append(g)
                 continue
             ok = free[cand[g]] >= d - fit_tol[cand[g]]
-            if not ok.any():
+            lo, hi = split[g]
+            q = int(np.argmax(ok[:lo])) if ok[:lo].any() else -1
+            m = -1
+            if q < 0 and elsewhere[g] < np.inf:
+                m = elsewhere_machine(g, d)
+                tie = np.flatnonzero(ok[lo:hi])
+                if len(tie) and (m < 0 or cand[g][lo + tie[0]] < m):
+                    q, m = lo + int(tie[0]), -1
+                elif m < 0 and ok[hi:].any():
+                    q = hi + int(np.argmax(ok[hi:]))
+            elif q < 0 and ok.any():
+                q = int(np.argmax(ok))
+            if q < 0 and m < 0:
                 still.append(g)
                 continue
-            q = int(np.argmax(ok))
-            m, p = int(cand[g][q]), float(ctime[g][q])
+            m, p = (int(cand[g][q]), float(ctime[g][q])) if m < 0 else (m, elsewhere[g])
             j = task_job[g]
             rows.append((j, g - job_offset[j], m, now, now + p, d))
             heapq.heappush(running, (now + p, m, g))
             free[m] -= d
+            room.set(m, free[m])
             busy[m] += 1
-            most = float(free.max())
+            most = room.max()
         waiting = still
         if not waiting and released == len(job_order):
             break

@@ -92,6 +92,58 @@ class Reservations:
         return self.demand[k], self.until[k]
 
 
+class MaxTree:
+    """Maximum of an array under point updates (a segment tree over machine indices): the
+    lowest index from a position on whose value reaches a threshold in O(log M), so that a
+    scheduler picks "the lowest-index machine with room" among thousands without a scan."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        n = len(values)
+        size = 1
+        while size < n:
+            size *= 2
+        tree = np.full(2 * size, -np.inf)
+        tree[size:size + n] = values
+        level = size
+        while level > 1:
+            tree[level // 2:level] = np.maximum(tree[level:2 * level:2], tree[level + 1:2 * level:2])
+            level //= 2
+        self.size = size
+        self.tree = tree.tolist()
+
+    def set(self, i: int, value: float) -> None:
+        """Entry *i* becomes *value*."""
+        t = self.tree
+        k = i + self.size
+        t[k] = value
+        k >>= 1
+        while k:
+            a, b = t[2 * k], t[2 * k + 1]
+            t[k] = max(a, b)
+            k >>= 1
+
+    def max(self) -> float:
+        """The largest entry."""
+        return self.tree[1]
+
+    def first_at_least(self, x: float, lo: int = 0) -> int:
+        """The lowest index >= *lo* whose entry is >= *x*, or -1."""
+        t, size = self.tree, self.size
+        if lo >= size:
+            return -1
+        k = lo + size
+        while True:
+            if t[k] >= x:
+                while k < size:
+                    k = 2 * k if t[2 * k] >= x else 2 * k + 1
+                return k - size
+            while k & 1:
+                k >>= 1
+            if k == 0:
+                return -1
+            k += 1
+
+
 # --------------------------------------------------------------------------------------------
 # SynchPack-1, Step 2
 # --------------------------------------------------------------------------------------------
@@ -164,7 +216,17 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
             was_held[held] = True
             fits = demand <= free[machine] + slack[machine]
             candidates = np.flatnonzero((waiting | was_held) & fits & ~busy[task])
-            for k in candidates.tolist():
+            # A candidate whose machine and task no other candidate has sees, in the scan, the
+            # state it sees now: it fits and its task is idle, so it starts. Only the others
+            # need the scan in list order (they touch none of its machines or tasks).
+            alone = ((np.bincount(task[candidates], minlength=len(busy))[task[candidates]] == 1)
+                     & (np.bincount(machine[candidates], minlength=len(caps))[machine[candidates]] == 1))
+            solo = candidates[alone]
+            began[solo[~was_held[solo]]] = now
+            running[solo] = True
+            busy[task[solo]] = True
+            free[machine[solo]] -= demand[solo]
+            for k in candidates[~alone].tolist():
                 i = machine[k]
                 if not busy[task[k]] and demand[k] <= free[i] + slack[i]:
                     if not was_held[k]:
@@ -413,13 +475,82 @@ def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np
 
 def fastest_machine(instance: PackingInstance) -> tuple[np.ndarray, np.ndarray]:
     """Each task's usable machine with the shortest processing time (ties to the lowest index) and
-    that time: the machine a per-machine algorithm uses when a task may run on several."""
-    usable = instance.demand[instance.place_task] <= instance.capacities[instance.place_machine]
+    that time: the machine a per-machine algorithm uses when a task may run on several. A task's
+    elsewhere rule offers its lowest-index covered machine (found in a tree of capacities)."""
+    caps = np.asarray(instance.capacities, dtype=float)
+    demand = instance.demand
+    usable = demand[instance.explicit_task] <= caps[instance.explicit_machine]
     q = np.flatnonzero(usable)
-    order = q[np.lexsort((instance.place_machine[q], instance.place_time[q], instance.place_task[q]))]
-    tasks = instance.place_task[order]
-    first = order[np.r_[True, tasks[1:] != tasks[:-1]]]
-    return instance.place_machine[first].copy(), instance.place_time[first].copy()
+    order = q[np.lexsort((instance.explicit_machine[q], instance.explicit_time[q], instance.explicit_task[q]))]
+    tasks = instance.explicit_task[order]
+    first = order[np.r_[True, tasks[1:] != tasks[:-1]]] if len(order) else order
+    machine = np.full(instance.n_tasks, -1, dtype=np.int64)
+    ptime = np.full(instance.n_tasks, np.inf)
+    machine[instance.explicit_task[first]] = instance.explicit_machine[first]
+    ptime[instance.explicit_task[first]] = instance.explicit_time[first]
+    ruled = np.flatnonzero(np.isfinite(instance.elsewhere_time) & (instance.elsewhere_time <= ptime))
+    if len(ruled):
+        tree = MaxTree(caps)
+        off, named = instance.explicit_offset, instance.explicit_machine
+        for t in ruled.tolist():
+            mine = named[off[t]:off[t + 1]]
+            i = tree.first_at_least(demand[t])
+            while (mine == i).any():
+                i = tree.first_at_least(demand[t], i + 1)
+            e = instance.elsewhere_time[t]
+            if e < ptime[t] or i < machine[t]:
+                machine[t], ptime[t] = i, e
+    return machine, ptime
+
+
+class _Profiles:
+    """The :class:`_Profile` of every machine, mirrored in padded (machines × breakpoints) arrays
+    so that the finish time of one task on thousands of machines is a few vector operations."""
+
+    def __init__(self, n_machines: int) -> None:
+        self.profiles = [_Profile() for _ in range(n_machines)]
+        self.times = np.full((n_machines, 4), np.inf)
+        self.times[:, 0] = 0.0
+        self.level = np.zeros((n_machines, 4))
+        self.count = np.ones(n_machines, dtype=np.int64)  # segments per machine
+
+    def add(self, i: int, runs: list[tuple[float, float]], d: float) -> None:
+        prof = self.profiles[i]
+        for s, e in runs:
+            prof.add(s, e, d)
+        n = len(prof.level)
+        if n + 1 > self.times.shape[1]:
+            grow = max(n + 1, 2 * self.times.shape[1]) - self.times.shape[1]
+            self.times = np.pad(self.times, ((0, 0), (0, grow)), constant_values=np.inf)
+            self.level = np.pad(self.level, ((0, 0), (0, grow)))
+        self.times[i, :n + 1] = prof.times
+        self.level[i, :n] = prof.level
+        self.count[i] = n
+
+    def finish(self, ms: np.ndarray, release: float, duration: np.ndarray, room: np.ndarray) -> np.ndarray:
+        """:meth:`_Profile.finish` on each machine of *ms*, the same float operations in the same
+        order per machine (so the same numbers)."""
+        T, Lv, n = self.times[ms], self.level[ms], self.count[ms]
+        rows = np.arange(len(ms))
+        k = (T <= release).sum(axis=1) - 1
+        left = np.asarray(duration, dtype=float).copy()
+        out = np.full(len(ms), np.nan)
+        active = rows
+        while len(active):
+            kk = k[active]
+            if (kk >= n[active]).any():
+                raise RuntimeError("profile: the task never fits (larger than the machine?)")
+            s = np.maximum(T[active, kk], release)
+            e = T[active, kk + 1]
+            ok = (Lv[active, kk] <= room[active]) & (e > s)
+            take = np.minimum(left[active], e - s)
+            a = active[ok]
+            left[a] -= take[ok]
+            done = ok & (left[active] <= 0)
+            out[active[done]] = (s + take)[done]
+            k[active] += 1
+            active = active[~done]
+        return out
 
 
 def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -437,46 +568,79 @@ def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tup
     machines finish it equally early, e.g. all empty) go to the machine with the least volume
     placed on it so far relative to capacity, then to the lowest index — not to the lowest index
     alone, which piles every task of an idle cluster with identical machines onto machine 0.
+
+    A machine idle from the release on finishes the task at release + time; another one whose
+    lower bound release + time already exceeds the best finish found (placement order, the
+    explicit machines then the elsewhere ones by index) is not examined. The finish times on all
+    candidate machines are computed at once on padded profile arrays (:class:`_Profiles`), so a
+    task with an elsewhere rule over thousands of machines costs vector operations, not a loop.
     """
     caps = np.asarray(instance.capacities, dtype=float)
     M, nT = len(caps), instance.n_tasks
-    usable = np.flatnonzero(instance.demand[instance.place_task] <= caps[instance.place_machine])
-    pt, pm, pp = instance.place_task[usable], instance.place_machine[usable], instance.place_time[usable]
-    bounds = np.searchsorted(pt, np.arange(nT + 1))  # place_task is sorted (rows grouped by task)
+    usable = np.flatnonzero(instance.demand[instance.explicit_task] <= caps[instance.explicit_machine])
+    pt, pm, pp = (instance.explicit_task[usable], instance.explicit_machine[usable],
+                  instance.explicit_time[usable])
+    bounds = np.searchsorted(pt, np.arange(nT + 1))  # explicit_task is sorted (rows grouped by task)
+    elsewhere = instance.elsewhere_time
     release = instance.release[instance.task_job]
     demand = instance.demand
-    profiles = [_Profile() for _ in range(M)]
+    profiles = _Profiles(M)
     busy_until = np.zeros(M)
     reserved = Reservations.of(instance)
     for i, d, u in zip(reserved.machine.tolist(), reserved.demand.tolist(), reserved.until.tolist()):
-        profiles[i].add(0.0, u, d)
+        profiles.add(i, [(0.0, u)], d)
         busy_until[i] = max(busy_until[i], u)
+    tol = FIT_TOL * np.maximum(1.0, caps)
     load = np.zeros(M)
     machine = np.empty(nT, dtype=np.int64)
     ptime = np.empty(nT)
     for t in np.lexsort((np.arange(nT), np.asarray(rank))).tolist():
         ms, ps = pm[bounds[t]:bounds[t + 1]], pp[bounds[t]:bounds[t + 1]]
+        if np.isfinite(elsewhere[t]):
+            other = caps >= demand[t]
+            other[instance.explicit_machine[instance.explicit_offset[t]:instance.explicit_offset[t + 1]]] = False
+            extra = np.flatnonzero(other)
+            ms, ps = np.r_[ms, extra], np.r_[ps, np.full(len(extra), elsewhere[t])]
         if not len(ms):
             raise ValueError(f"task {t} fits no machine of its placement set")
         r, a = float(release[t]), float(demand[t])
-        finish = r + ps  # exact where the machine is free from r on, a lower bound elsewhere
+        lower = r + ps  # exact where the machine is free from r on, a lower bound elsewhere
         exact = busy_until[ms] <= r
-        best = float(finish[exact].min()) if exact.any() else np.inf
-        for k in np.flatnonzero(~exact).tolist():
-            if finish[k] <= best * (1 + FIT_TOL):
-                finish[k] = profiles[ms[k]].finish(r, float(ps[k]), caps[ms[k]] - a + FIT_TOL * max(1.0, caps[ms[k]]))
-                best = min(best, float(finish[k]))
-            else:
-                finish[k] = np.inf  # cannot beat the best: its lower bound is already later
+        best = float(lower[exact].min()) if exact.any() else np.inf
+        finish = lower.copy()
+        look = np.flatnonzero(~exact & (lower <= best * (1 + FIT_TOL)))
+        if len(look):
+            finish[look] = profiles.finish(ms[look], r, ps[look], caps[ms[look]] - a + tol[ms[look]])
+        skipped = np.flatnonzero(~exact & (lower > best * (1 + FIT_TOL)))
+        finish[skipped] = np.inf
+        best = float(finish.min())
+        # The old one-by-one scan skipped a machine whose lower bound exceeded the best finish
+        # found *so far*; a machine examined here but skipped there can only matter if its
+        # finish is near a best below 1 (the tie test is absolute there): rescan in order then.
+        late = ~exact & np.isfinite(finish) & (lower > best * (1 + FIT_TOL))
+        if late.any() and best < 1.0:
+            finish = _scan_in_order(lower, exact, finish)
+            best = float(finish.min())
         near = np.flatnonzero(finish <= best + FIT_TOL * max(1.0, best))
         k = int(near[np.lexsort((ms[near], load[ms[near]]))[0]])
         i = int(ms[k])
         machine[t], ptime[t] = i, ps[k]
-        for s, e in profiles[i].runs(r, float(ps[k]), caps[i] - a + FIT_TOL * max(1.0, caps[i])):
-            profiles[i].add(s, e, a)
+        profiles.add(i, profiles.profiles[i].runs(r, float(ps[k]), caps[i] - a + tol[i]), a)
         busy_until[i] = max(busy_until[i], float(finish[k]))
         load[i] += a * ps[k] / caps[i]
     return machine, ptime
+
+
+def _scan_in_order(lower: np.ndarray, exact: np.ndarray, finish: np.ndarray) -> np.ndarray:
+    """The finish times a one-by-one scan in placement order keeps: a machine that is not idle
+    counts only if its lower bound is within the best finish found before it."""
+    out = np.where(exact, finish, np.inf)
+    best = float(out.min())
+    for k in np.flatnonzero(~exact).tolist():
+        if lower[k] <= best * (1 + FIT_TOL):
+            out[k] = finish[k]
+            best = min(best, float(finish[k]))
+    return out
 
 
 def packing_schedule(instance: PackingInstance, task: np.ndarray, machine: np.ndarray, start: np.ndarray,

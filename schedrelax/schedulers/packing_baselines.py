@@ -13,6 +13,7 @@ time (the three data-local machines of the §7 setup, whose other machines take 
 
 from __future__ import annotations
 
+import bisect
 import heapq
 
 import numpy as np
@@ -133,19 +134,41 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     Tetris's remote penalty (10 % by default) for a machine that is not local for the task;
     q_j = (remaining volume of job j)/w_j is the shortest-remaining-time term, weighted for Σ w_j C_j;
     ε = srpt_weight·ā/q̄ with ā and q̄ the means over the current candidates, Tetris's choice of
-    ε = ā/p̄ that puts both terms on one scale. Ties go to the lowest task, then machine, index.
+    ε = ā/p̄ that puts both terms on one scale. Ties go to the lowest task, then to the first
+    machine of its placement set (the explicit ones, then its elsewhere machines by index).
 
     ``preemptive=True`` (Tetris-p): at every decision time all running tasks are preempted and the
     machines refilled by score; a task resumes only on the machine where it first ran (no
     migration), with its remaining time. ``preemptive=False`` (Tetris-np): tasks run to completion.
+
+    Machines a task reaches by its elsewhere rule (compressed placement) are never enumerated:
+    within a machine class (equal capacity) the best such machine is the one with the most free
+    room, and the means behind ε add up each class's count and free room above the task's
+    demand from the class's sorted free capacities. A choice costs O(tasks + machines) vector
+    work instead of O(tasks × machines).
     """
-    pt, pm, pp = _usable(instance)
-    nT = instance.n_tasks
-    best = np.full(nT, np.inf)
-    np.minimum.at(best, pt, pp)
-    remote = pp > best[pt] * (1 + 1e-12)
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
+    nT = instance.n_tasks
+    usable = np.flatnonzero(demand[instance.explicit_task] <= caps[instance.explicit_machine])
+    pt, pm, pp = (instance.explicit_task[usable], instance.explicit_machine[usable],
+                  instance.explicit_time[usable])
+    pos = np.arange(len(pt)) - np.searchsorted(pt, pt, side="left")  # place among its task's usable pairs
+    other = instance.elsewhere_time
+    best = other.copy()
+    np.minimum.at(best, pt, pp)
+    remote = pp > best[pt] * (1 + 1e-12)
+    pen = 1 - remote_penalty
+    other_pen = np.where(other > best * (1 + 1e-12), pen, 1.0)
+    ruled = np.isfinite(other)
+    # The explicit usable machines of each task, padded with -1: what its elsewhere rule skips.
+    n_named = np.bincount(pt, minlength=nT)
+    width = int(n_named.max()) if len(pt) else 0
+    named = np.full((nT, max(width, 1)), -1)
+    named[pt, pos] = pm
+    classes = [(instance.class_member[instance.class_offset[c]:instance.class_offset[c + 1]],
+                float(instance.class_capacity[c])) for c in range(instance.n_classes)]
+    fit_tol = FIT_TOL * np.maximum(1.0, caps)
     job = instance.task_job
     w = np.asarray(instance.weights, dtype=float)
     release = instance.release[job]
@@ -161,12 +184,151 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     taken = instance.reserved_at(now)
     free = caps - taken
 
-    def stop(t: int, at: float) -> None:
+    explicit_time = {(int(t), int(i)): float(p) for t, i, p in zip(pt, pm, pp)}
+
+    def time_of(t: int, i: int) -> float:
+        return explicit_time.get((t, i), float(other[t]))
+
+    # A run cut at a decision time and restarted at once on its machine is one run: its row is
+    # written when the task stops for longer or completes (the remaining time is still updated
+    # at every cut, so the arithmetic is that of separate pieces).
+    run_from = np.full(nT, np.nan)
+
+    def stop(t: int, at: float, cut: bool = False) -> None:
         i = int(run_machine[t])
-        rows.append((t, i, float(run_start[t]), at))
+        if not cut:
+            rows.append((t, i, float(run_from[t]), at))
+            run_from[t] = np.nan
         rem[t] -= (at - run_start[t]) / run_time[t]
         free[i] += demand[t]
         run_machine[t] = -1
+
+    def begin(t: int, i: int, p: float) -> None:
+        run_machine[t], run_start[t], run_time[t] = i, now, p
+        home[t] = i
+        free[i] -= demand[t]
+        if np.isnan(run_from[t]):
+            run_from[t] = now
+
+    def restart_homed(h: np.ndarray, left: np.ndarray) -> None:
+        """Tetris's choice when only preempted tasks wait (each may only go home): the same
+        scores over these single candidates, without the placement machinery."""
+        hm = home[h]
+        cap = caps[hm]
+        hp = np.array([time_of(t, i) for t, i in zip(h.tolist(), hm.tolist())])
+        hpen = np.where(hp > best[h] * (1 + 1e-12), pen, 1.0)
+        q = left[job[h]]
+        # Free room only shrinks while the machines are refilled: a candidate that does not fit
+        # now never will, and a start changes only its own machine's candidates.
+        live = demand[h] <= free[hm] + fit_tol[hm]
+        by_machine = np.argsort(hm, kind="stable")
+        first = np.searchsorted(hm[by_machine], hm)
+        last = np.searchsorted(hm[by_machine], hm, side="right")
+        count = np.bincount(hm[live], minlength=len(caps))
+        shared = int((count >= 2).sum())
+        total = np.bincount(hm[live], weights=demand[h[live]], minlength=len(caps))
+        margin = 1e-12 * np.maximum(1.0, caps) * count
+        if preemptive and (total <= free + fit_tol - margin).all():
+            # Every machine holds all its candidates together (with room to spare for any
+            # order's rounding): each starts whatever the order of the scores. The order would
+            # only change the last bits of a machine's free room, which nothing reads before
+            # the next decision time resets every machine (all runs are cut there).
+            for k in np.flatnonzero(live).tolist():
+                begin(int(h[k]), int(hm[k]), float(hp[k]))
+            return
+        while live.any():
+            if not shared:
+                # One candidate per machine: a start changes no other candidate, so every one
+                # starts, in whatever order.
+                for k in np.flatnonzero(live).tolist():
+                    begin(int(h[k]), int(hm[k]), float(hp[k]))
+                return
+            c = np.flatnonzero(live)
+            align = demand[h[c]] / cap[c] * free[hm[c]] / cap[c] * hpen[c]
+            qj = q[c]
+            eps = srpt_weight * align.mean() / qj.mean() if qj.mean() > 0 else 0.0
+            k = int(c[int(np.argmax(align - eps * qj))])
+            m = int(hm[k])
+            begin(int(h[k]), m, float(hp[k]))
+            live[k] = False
+            same = by_machine[first[k]:last[k]]
+            live[same] &= demand[h[same]] <= free[m] + fit_tol[m]
+            before, count[m] = count[m], int(live[same].sum())
+            shared -= int(before >= 2) - int(count[m] >= 2)
+
+    def pick(left: np.ndarray):
+        """The pair to start now, as (task, machine, processing time), or None."""
+        act = ~done & (run_machine < 0) & (release <= now)
+        ok = act[pt] & ((home[pt] < 0) | (home[pt] == pm)) & (demand[pt] <= free[pm] + fit_tol[pm])
+        cand = np.flatnonzero(ok)
+        t, i = pt[cand], pm[cand]
+        align = demand[t] / caps[i] * free[i] / caps[i] * np.where(remote[cand], pen, 1.0)
+        q = left[job[t]]
+        n, s_align, s_q = len(cand), float(align.sum()), float(q.sum())
+        # Candidates reached by elsewhere rules: (task, machine, align, order within the task).
+        et, em, ea = [], [], []
+        # A preempted task whose home is an elsewhere machine: that one pair.
+        h = np.flatnonzero(act & (home >= 0) & ruled)
+        if len(h):
+            h = h[~(named[h] == home[h][:, None]).any(axis=1)]
+            hm = home[h]
+            h_ok = demand[h] <= free[hm] + fit_tol[hm]
+            h, hm = h[h_ok], hm[h_ok]
+            a = demand[h] / caps[hm] * free[hm] / caps[hm] * other_pen[h]
+            n, s_align, s_q = n + len(h), s_align + float(a.sum()), s_q + float(left[job[h]].sum())
+            et.append(h), em.append(hm), ea.append(a)
+        g = np.flatnonzero(act & (home < 0) & ruled)
+        if len(g):
+            # The explicit candidates of these tasks are counted above: take them out of the
+            # class totals, which hold every machine of the class with room.
+            mine = ok & (home[pt] < 0) & ruled[pt]
+            x_count = np.bincount(pt[mine], minlength=nT)[g]
+            x_cap = np.zeros(nT)
+            np.add.at(x_cap, pt[mine], free[pm[mine]] / caps[pm[mine]] ** 2)
+            count = -x_count
+            share = -x_cap[g]
+            for members, cap in classes:
+                eligible = cap >= demand[g]
+                if not eligible.any():
+                    continue
+                f = free[members]
+                order = np.argsort(f, kind="stable")
+                fs = f[order]
+                above = np.r_[np.cumsum(fs[::-1])[::-1], 0.0]
+                at = np.searchsorted(fs + FIT_TOL * max(1.0, cap), demand[g], side="left")
+                count = count + np.where(eligible, len(members) - at, 0)
+                share = share + np.where(eligible, above[at] / cap ** 2, 0.0)
+                # The class's best machine for each task: most free room, lowest index, not named.
+                k = min(len(members), width + 1)
+                if len(members) > k:
+                    v = np.partition(f, len(f) - k)[len(f) - k]
+                    sel = np.r_[np.flatnonzero(f > v), np.flatnonzero(f == v)]
+                    sel = sel[np.lexsort((members[sel], -f[sel]))][:k]
+                else:
+                    sel = np.lexsort((members, -f))
+                top = members[sel]
+                choice = np.full(len(g), -1)
+                for m in top[::-1].tolist():
+                    choice = np.where((named[g] == m).any(axis=1), choice, m)
+                has = eligible & (choice >= 0)
+                has &= demand[g] <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
+                tg, tm = g[has], choice[has]
+                et.append(tg), em.append(tm)
+                ea.append(demand[tg] / caps[tm] * free[tm] / caps[tm] * other_pen[tg])
+            n += int(count.sum())
+            s_align += float((demand[g] * other_pen[g] * share).sum())
+            s_q += float((left[job[g]] * count).sum())
+        if n == 0:
+            return None
+        a_mean, q_mean = s_align / n, s_q / n
+        eps = srpt_weight * a_mean / q_mean if q_mean > 0 else 0.0
+        all_t = np.r_[t, *et] if et else t
+        all_m = np.r_[i, *em] if em else i
+        score = np.r_[align, *ea] - eps * left[job[all_t]] if et else align - eps * q
+        rank = np.r_[pos[cand], *[width + m for m in em]] if em else pos[cand]
+        k = int(np.lexsort((rank, all_t, -score))[0])
+        tk, ik = int(all_t[k]), int(all_m[k])
+        return tk, ik, (float(pp[cand[k]]) if k < len(cand) else float(other[tk]))
 
     while not done.all():
         running = np.flatnonzero(run_machine >= 0)
@@ -175,28 +337,26 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             done[t] = True
         if preemptive:
             for t in np.flatnonzero(run_machine >= 0).tolist():
-                stop(t, now)
+                stop(t, now, cut=True)
         now_taken = instance.reserved_at(now)
         free += taken - now_taken
         taken = now_taken
         idle = np.bincount(run_machine[run_machine >= 0], minlength=len(caps)) == 0
         free[idle] = caps[idle] - taken[idle]
         left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
-        while True:
-            ok = (~done[pt]) & (run_machine[pt] < 0) & (release[pt] <= now) & ((home[pt] < 0) | (home[pt] == pm))
-            ok &= demand[pt] <= free[pm] + FIT_TOL * np.maximum(1.0, caps[pm])
-            cand = np.flatnonzero(ok)
-            if not len(cand):
-                break
-            t, i = pt[cand], pm[cand]
-            align = demand[t] / caps[i] * free[i] / caps[i] * np.where(remote[cand], 1 - remote_penalty, 1.0)
-            qj = left[job[t]]
-            eps = srpt_weight * align.mean() / qj.mean() if qj.mean() > 0 else 0.0
-            k = cand[int(np.argmax(align - eps * qj))]
-            t, i = int(pt[k]), int(pm[k])
-            run_machine[t], run_start[t], run_time[t] = i, now, pp[k]
-            home[t] = i
-            free[i] -= demand[t]
+        cut = np.flatnonzero(~np.isnan(run_from) & (run_machine < 0))
+        h = np.flatnonzero(~done & (run_machine < 0) & (release <= now))
+        if len(h) and (home[h] >= 0).all():
+            restart_homed(h, left)
+        elif len(h):
+            while True:
+                chosen = pick(left)
+                if chosen is None:
+                    break
+                begin(*chosen)
+        for t in cut[run_machine[cut] < 0].tolist():  # cut and not restarted: the run ends here
+            rows.append((t, int(home[t]), float(run_from[t]), now))
+            run_from[t] = np.nan
         if done.all():
             break
         running = np.flatnonzero(run_machine >= 0)
@@ -257,21 +417,62 @@ def jsq_maxweight(instance: PackingInstance, order: np.ndarray, name: str) -> Re
     tasks at remote speed while those machines sat idle: at time 0 on the Google part with
     ``local`` placement every task went remote and Σ w_j C_j doubled (α = 2).
     """
-    pt, pm, pp = _usable(instance)
     nT, M = instance.n_tasks, instance.n_machines
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
     job = instance.task_job
+    usable = np.flatnonzero(demand[instance.explicit_task] <= caps[instance.explicit_machine])
+    pt, pm, pp = (instance.explicit_task[usable], instance.explicit_machine[usable],
+                  instance.explicit_time[usable])
+    other = instance.elsewhere_time
+    ruled = np.isfinite(other)
     time_on = {(int(t), int(i)): float(p) for t, i, p in zip(pt, pm, pp)}
-    best = np.full(nT, np.inf)
+    best = other.copy()
     np.minimum.at(best, pt, pp)
+    near = best * (1 + 1e-12)
+    rule_local = ruled & (other <= near)  # every machine its rule covers is local for it
     local = [[] for _ in range(nT)]
+    explicit_on: list[list[int]] = [[] for _ in range(M)]  # machine -> tasks with an explicit pair there
     for t, i, p in zip(pt.tolist(), pm.tolist(), pp.tolist()):
-        if p <= best[t] * (1 + 1e-12):
+        explicit_on[i].append(t)
+        if p <= near[t]:
             local[t].append(i)
+    named = [set() for _ in range(nT)]
+    for t, i in zip(instance.explicit_task.tolist(), instance.explicit_machine.tolist()):
+        named[t].add(i)
+
+    def time_of(t: int, i: int) -> float:
+        """Processing time of t on i, or -1 if i is not in its placement set."""
+        p = time_on.get((t, i))
+        if p is not None:
+            return p
+        return float(other[t]) if ruled[t] and caps[i] >= demand[t] and i not in named[t] else -1.0
+
     queues: list[list[int]] = [[] for _ in range(M)]
+    queue_of = np.full(nT, -1)
     work = np.zeros(M)
+    ratio = np.zeros(M)  # work / capacity, the routing key
+    # Nonempty queues by non-increasing work (ties by index): the service scan's order of pruning.
+    by_work: list[tuple[float, int]] = []
+    key_of: dict[int, tuple[float, int]] = {}
+    # Queued tasks with an elsewhere rule, by demand (lazy deletion): the fast "nothing fits here".
+    rule_heaps: tuple[list, list] = ([], [])  # rule-local tasks, all rule tasks
+
+    def rekey(n: int) -> None:
+        old = key_of.pop(n, None)
+        if old is not None:
+            del by_work[bisect.bisect_left(by_work, old)]
+        if queues[n]:
+            key_of[n] = (-float(work[n]), n)
+            bisect.insort(by_work, key_of[n])
+
+    def smallest(heap: list) -> float:
+        while heap and queue_of[heap[0][1]] < 0:
+            heapq.heappop(heap)
+        return heap[0][0] if heap else np.inf
+
     running: list[tuple[float, int, int]] = []
+    on_machine = np.zeros(M, dtype=np.int64)
     rows: list[tuple[int, int, float, float]] = []
     release = instance.release[job]
     times = np.union1d(instance.release, instance.reservation_ends())
@@ -280,39 +481,93 @@ def jsq_maxweight(instance: PackingInstance, order: np.ndarray, name: str) -> Re
     now = float(instance.release.min())
     taken = instance.reserved_at(now)
     free = caps - taken
+
+    def candidate(n: int, i: int, remote_ok: bool) -> tuple[int, float] | None:
+        """The first task of queue n that may start on machine i now, with its time there."""
+        for t in queues[n]:
+            p = time_of(t, i)
+            if p >= 0 and (remote_ok or p <= near[t]) and demand[t] <= free[i] + FIT_TOL * max(1.0, caps[i]):
+                return t, p
+        return None
+
+    def serve(i: int, remote_ok: bool) -> tuple[float, int, int, float] | None:
+        """Machine i's choice: the queue of largest weight, ties to its own queue then the lowest
+        index (the order [i, 0, 1, ...] of a scan over every queue)."""
+        choice = None
+        own = candidate(i, i, remote_ok) if queues[i] else None
+        if own is not None:
+            choice = (work[i] * best[own[0]] / own[1], i, own[0], own[1])
+        if smallest(rule_heaps[1 if remote_ok else 0]) <= free[i] + FIT_TOL * max(1.0, caps[i]):
+            scan = by_work
+        else:  # only tasks with an explicit pair on i can start here
+            scan = sorted({key_of[int(queue_of[t])] for t in explicit_on[i] if queue_of[t] >= 0})
+        for neg, n in scan:
+            if choice is not None and -neg + abs(neg) * 1e-9 < choice[0]:
+                break  # weight = work·best/time <= work: no later queue reaches the choice
+            if n == i:
+                continue
+            c = candidate(n, i, remote_ok)
+            if c is None:
+                continue
+            weight = work[n] * best[c[0]] / c[1]
+            if choice is None or weight > choice[0] or (weight == choice[0] and choice[1] != i and n < choice[1]):
+                choice = (weight, n, c[0], c[1])
+        return choice
+
     while started < nT:
         while running and running[0][0] <= now + FIT_TOL * max(1.0, now):
             _, i, t = heapq.heappop(running)
-            free[i] = caps[i] - taken[i] if not any(r[1] == i for r in running) else free[i] + demand[t]
+            on_machine[i] -= 1
+            free[i] = caps[i] - taken[i] if on_machine[i] == 0 else free[i] + demand[t]
         now_taken = instance.reserved_at(now)
         free += taken - now_taken
         taken = now_taken
         for t in order[(release[order] <= now) & ~joined[order]].tolist():
-            i = min(local[t], key=lambda i: (work[i] / caps[i], i))
+            i = min(local[t], key=lambda i: (ratio[i], i)) if local[t] else -1
+            if rule_local[t]:
+                key = np.where(caps >= demand[t], ratio, np.inf)
+                key[list(named[t])] = np.inf
+                k = int(np.argmin(key))
+                if key[k] < np.inf and (i < 0 or (key[k], k) < (ratio[i], i)):
+                    i = k
             queues[i].append(t)
+            queue_of[t] = i
             work[i] += demand[t] * best[t] / caps[i]
+            ratio[i] = work[i] / caps[i]
+            rekey(i)
+            if ruled[t]:
+                heapq.heappush(rule_heaps[1], (float(demand[t]), t))
+                if rule_local[t]:
+                    heapq.heappush(rule_heaps[0], (float(demand[t]), t))
             joined[t] = True
         for remote_ok in (False, True):
-            for i in range(M):
-                while True:
-                    choice = None
-                    for n in [i] + [n for n in range(M) if n != i]:
-                        pick = next((t for t in queues[n] if (t, i) in time_on
-                                     and (remote_ok or time_on[t, i] <= best[t] * (1 + 1e-12))
-                                     and demand[t] <= free[i] + FIT_TOL * max(1.0, caps[i])), None)
-                        if pick is None:
-                            continue
-                        weight = work[n] * best[pick] / time_on[pick, i]
-                        if choice is None or weight > choice[0]:
-                            choice = (weight, n, pick)
+            if not by_work:
+                break
+            # Machines that may take something: room for the smallest queued rule task, or an
+            # explicit pair with a queued task (a superset; queues only shrink in the round).
+            least = smallest(rule_heaps[1 if remote_ok else 0])
+            maybe = free + FIT_TOL * np.maximum(1.0, caps) >= least
+            for t in np.flatnonzero(queue_of >= 0).tolist():
+                for i in (local[t] if not remote_ok else ()):
+                    maybe[i] = True
+            if remote_ok:
+                queued = np.flatnonzero(queue_of >= 0)
+                if len(queued):
+                    maybe[np.unique(pm[np.isin(pt, queued)])] = True
+            for i in np.flatnonzero(maybe).tolist():
+                while by_work:
+                    choice = serve(i, remote_ok)
                     if choice is None:
                         break
-                    _, n, t = choice
+                    _, n, t, p = choice
                     queues[n].remove(t)
+                    queue_of[t] = -1
                     work[n] -= demand[t] * best[t] / caps[n]
-                    p = time_on[t, i]
+                    ratio[n] = work[n] / caps[n]
+                    rekey(n)
                     rows.append((t, i, now, now + p))
                     heapq.heappush(running, (now + p, i, t))
+                    on_machine[i] += 1
                     free[i] -= demand[t]
                     started += 1
         if started == nT:

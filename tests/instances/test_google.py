@@ -84,6 +84,17 @@ def test_any_placement_and_max_jobs(tmp_path):
     assert tr.machine_ids == (10, 11) and np.diff(tr.instance.place_offset).tolist() == [2, 2]
 
 
+def test_any_and_local_placements_are_written_as_elsewhere_rules(tmp_path):
+    # "any": no explicit machine, the trace time everywhere (5 and 3 units, see ROWS).
+    inst = load_google_tasks(write(tmp_path / "t.csv"), placement="any", max_jobs=1).instance
+    assert len(inst.explicit_machine) == 0 and inst.elsewhere_time.tolist() == [5.0, 3.0]
+    # "local" with one local machine: the own machine explicit, alpha × the time elsewhere.
+    inst = load_google_tasks(write(tmp_path / "t.csv"), placement="local", local_machines=1, alpha=3.0,
+                             max_jobs=1).instance
+    assert inst.explicit_machine.tolist() == [0, 1] and inst.explicit_time.tolist() == [5.0, 3.0]
+    assert inst.elsewhere_time.tolist() == [15.0, 9.0] and inst.elsewhere_count.tolist() == [1, 1]
+
+
 @pytest.mark.parametrize("text, fragment", [
     ("x,,1,0,10,1,u,0,0,0.1,0.2,0,0\n", "line 1: column timestamp must be a number"),
     ("", "holds no events"),

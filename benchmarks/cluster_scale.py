@@ -1,0 +1,203 @@
+"""Real cluster sizes (issue 17 item 4): the Google 2011 part with ``local`` and ``any`` placement
+on ~5,000 machines, every packing algorithm, seconds and peak memory per run, before and after.
+
+What it does, in one run:
+
+1. Loads the whole part (``/work/shared/data/google2011`` or ``--part``) with each placement and
+   prints the load time. With ``--before ROOT`` (a checkout of the code before compressed
+   placement, e.g. ``git archive <commit> schedrelax | tar -x -C ROOT``) the same loads run on
+   that code too, in a subprocess each.
+2. Builds the instance: the first ``--jobs`` jobs (by submission) of the part, ``--placement``
+   local and/or any. The loader keeps only the machines those jobs ran on (3,516 for 300 jobs, all
+   of capacity 1.0 without a machine_events file, i.e. one machine class); the class is then
+   replicated up to ``--machines`` (5,000) so that the extra machines are reachable through the
+   elsewhere rules ("any": every machine; "local": every machine but the 3 local ones at α = 2 ×
+   the trace time). This instance is saved compressed (O(tasks) JSON).
+3. Runs every packing algorithm (``--algorithms``; ``mip`` excluded: tiny instances only) on it in
+   a subprocess each, with a wall-time cap (``--timeout``, killed past it) and an address-space cap
+   (``--memory`` MB, RLIMIT_AS; a run past it fails with MemoryError), and reports seconds (the
+   algorithm call only, not the load) and peak RSS (the child's ru_maxrss, load included).
+   *after*: this code on the compressed instance (``--aggregate``: SynchPack-1/2 with
+   ``aggregate=True``, the pooled LP spread back over the machines; it needs symmetric machine
+   classes, i.e. ``any`` placement). *before*: the ``--before`` code (if given) on the same
+   instance written out as explicit lists (the only form it reads), else this code on the
+   written-out instance.
+
+Not a test: run by hand, e.g.
+
+    python benchmarks/cluster_scale.py --before /tmp/old --timeout 300
+    python benchmarks/cluster_scale.py --algorithms fifo,tetris-np --placement any
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PART = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "google2011" / \
+    "task_events-part-00001-of-00500.csv.gz"
+ALGORITHMS = ("fifo", "psrs", "psrs-paper", "jsq-mw", "jsq-mw-paper", "tetris-np", "tetris", "synchpack3",
+              "synchpack2", "synchpack1")
+
+CHILD = r"""
+import json, sys, time, resource
+import numpy as np
+mode, path, name = sys.argv[1], sys.argv[2], sys.argv[3]
+params = json.loads(sys.argv[4]) if len(sys.argv) > 4 else {}
+from schedrelax import algorithms
+from schedrelax.instances import PackingInstance, PackingJob, PackingTask, load
+if mode == "load":
+    from schedrelax.instances.google import load_google_tasks
+    t = time.perf_counter()
+    tr = load_google_tasks(path, placement=name)
+    print(json.dumps({"seconds": time.perf_counter() - t}))
+    sys.exit(0)
+doc = json.load(open(path))
+if mode == "after":
+    inst = load(path)
+else:
+    # The instance written out as explicit lists, built here without the package's help (the
+    # code measured may predate elsewhere rules): explicit pairs, then every other machine that
+    # fits, by index.
+    caps = np.array(doc["capacities"], dtype=float)
+    jobs = []
+    for jd in doc["jobs"]:
+        tasks = []
+        for td in jd["tasks"]:
+            place = list(td["placement"])
+            p = td["processing_time"]
+            times = list(p) if isinstance(p, list) else [p] * len(place)
+            if "elsewhere_time" in td:
+                ok = caps >= td["demand"]
+                ok[place] = False
+                extra = np.flatnonzero(ok).tolist()
+                place, times = place + extra, times + [td["elsewhere_time"]] * len(extra)
+            tasks.append(PackingTask(demand=td["demand"], placement=place, processing_time=times))
+        jobs.append(PackingJob(tasks=tuple(tasks), weight=jd.get("weight", 1.0), release=jd.get("release", 0.0)))
+    inst = PackingInstance(capacities=caps, jobs=tuple(jobs))
+algorithms.available("packing")  # import the algorithm modules (and Pyomo) before the clock starts
+t = time.perf_counter()
+res = algorithms.run(name, inst, **params)
+print(json.dumps({"seconds": time.perf_counter() - t, "objective": float(res.objective)}))
+"""
+
+
+def run_child(args: list[str], root: Path, timeout: float, memory_mb: int) -> dict:
+    """Run CHILD with *args* on the code under *root*; its seconds and objective, peak MB, or why
+    it stopped."""
+    def limit() -> None:
+        cap = memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+
+    env = dict(os.environ, PYTHONPATH=str(root), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    with tempfile.TemporaryFile("w+") as out_file, tempfile.TemporaryFile("w+") as err_file:
+        # cwd = root: ``python -c`` puts the working directory first on sys.path. preexec_fn is
+        # safe here: this script starts no threads.
+        proc = subprocess.Popen([sys.executable, "-c", CHILD, *args], stdout=out_file, stderr=err_file,
+                                env=env, preexec_fn=limit, text=True, cwd=root)  # noqa: PLW1509
+        start = time.monotonic()
+        while True:
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() - start > timeout:
+                os.kill(proc.pid, signal.SIGKILL)
+                _, status, usage = os.wait4(proc.pid, 0)
+                return {"error": f"> {timeout:g} s", "mb": usage.ru_maxrss / 1024}
+            time.sleep(0.05)
+        out_file.seek(0)
+        err_file.seek(0)
+        out, err = out_file.read(), err_file.read()
+    if status != 0 or not out.strip():
+        why = "MemoryError" if "MemoryError" in err else (err.strip().splitlines() or ["failed"])[-1][:60]
+        return {"error": why, "mb": usage.ru_maxrss / 1024}
+    return {**json.loads(out.strip().splitlines()[-1]), "mb": usage.ru_maxrss / 1024}
+
+
+def build(part: Path, placement: str, jobs: int, machines: int, out: Path) -> tuple[int, int, int]:
+    """Save the benchmark instance; returns (tasks, machines loaded, machines used)."""
+    import numpy as np
+
+    from schedrelax.instances import PackingInstance
+    from schedrelax.instances.google import load_google_tasks
+
+    inst = load_google_tasks(part, placement=placement, max_jobs=jobs).instance
+    caps = np.asarray(inst.capacities)
+    # Replicate the machine classes: machine k beyond the loaded ones copies machine k mod M.
+    more = caps[np.arange(max(machines, len(caps))) % len(caps)]
+    PackingInstance(capacities=more, jobs=inst.jobs, name=inst.name).save(out)
+    return inst.n_tasks, len(caps), len(more)
+
+
+def show(r: dict | None) -> tuple[str, str]:
+    if not r:
+        return "-", "-"
+    return (r["error"] if "error" in r else f"{r['seconds']:.1f}"), f"{r['mb']:.0f}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--part", type=Path, default=PART)
+    ap.add_argument("--before", type=Path, default=None, help="root of the code to compare with (holds schedrelax/)")
+    ap.add_argument("--jobs", type=int, default=300)
+    ap.add_argument("--machines", type=int, default=5000)
+    ap.add_argument("--placement", default="local,any")
+    ap.add_argument("--algorithms", default=",".join(ALGORITHMS))
+    ap.add_argument("--timeout", type=float, default=300.0)
+    ap.add_argument("--memory", type=int, default=8192, help="address-space cap per run, MB")
+    ap.add_argument("--load-timeout", type=float, default=400.0)
+    ap.add_argument("--skip-load", action="store_true")
+    ap.add_argument("--no-before", action="store_true", help="run the after column only")
+    ap.add_argument("--aggregate", action="store_true",
+                    help="after: SynchPack-1/2 with aggregate=True (pooled LP; symmetric classes only)")
+    a = ap.parse_args()
+    if not a.part.exists():
+        sys.exit(f"{a.part}: no such file (the Google 2011 part is not here)")
+    here = Path(__file__).resolve().parents[1]
+    before = a.before if a.before is not None else here
+    placements = a.placement.split(",")
+
+    if not a.skip_load:
+        print("Loading the whole part (seconds)\n")
+        print("| placement | before | after | before / after |\n|---|---|---|---|")
+        for pl in ("trace", *placements):
+            b = run_child(["load", str(a.part), pl], before, a.load_timeout, a.memory) if a.before else None
+            n = run_child(["load", str(a.part), pl], here, a.load_timeout, a.memory)
+            ratio = f"{b['seconds'] / n['seconds']:.0f}x" if b and "seconds" in b and "seconds" in n else "-"
+            print(f"| {pl} | {show(b)[0]} s, {show(b)[1]} MB | {show(n)[0]} s, {show(n)[1]} MB | {ratio} |", flush=True)
+        print()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for pl in placements:
+            path = Path(tmp) / f"{pl}.json"
+            tasks, loaded, used = build(a.part, pl, a.jobs, a.machines, path)
+            print(f"placement {pl}: {a.jobs} jobs, {tasks} tasks; the jobs ran on {loaded} machines (capacity 1.0, "
+                  f"one class), replicated to {used}. Caps: {a.timeout:g} s, {a.memory} MB address space.\n")
+            print("| algorithm | before s | before MB | after s | after MB | before / after (s) |")
+            print("|---|---|---|---|---|---|")
+            for name in a.algorithms.split(","):
+                b = None if a.no_before else run_child(["before", str(path), name], before, a.timeout, a.memory)
+                params = {"aggregate": True} if a.aggregate and name in ("synchpack1", "synchpack2") else {}
+                n = run_child(["after", str(path), name, json.dumps(params)], here, a.timeout, a.memory)
+                b = b or {}
+                ratio = (f"{b['seconds'] / n['seconds']:.1f}" if "seconds" in b and "seconds" in n
+                         else (f"> {a.timeout / n['seconds']:.0f}" if "seconds" in n and "error" in b else "-"))
+                same = ""
+                if "objective" in b and "objective" in n and abs(b["objective"] - n["objective"]) > 1e-9 * abs(
+                        n["objective"]):
+                    same = f" (objectives differ: {b['objective']:.6g} vs {n['objective']:.6g})"
+                print(f"| {name} | {show(b)[0]} | {show(b)[1]} | {show(n)[0]} | {show(n)[1]} | {ratio}{same} |",
+                      flush=True)
+            print()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,173 @@
+"""The class-aware packing schedulers (issue 17 item 4) against their former implementations,
+kept in ``_reference_packing`` and run on the written-out placement: same schedules on random
+explicit instances and on random compressed ones."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+
+from schedrelax.instances import PackingInstance, PackingJob, PackingTask
+from schedrelax.schedulers import fifo, list_packing, packing_baselines
+from schedrelax.schedulers.list_packing import MaxTree
+from schedrelax.schedulers.packing_baselines import smith_rank
+from tests.instances.test_packing_compressed import random_compressed
+from tests.schedulers import _reference_packing as ref
+from tests.strategies import packing_instances
+
+SETTINGS = settings(max_examples=40, deadline=None)
+
+
+def same(a, b) -> None:
+    for col in ("job", "task", "machine", "start", "end", "rate"):
+        assert getattr(a, col).tolist() == getattr(b, col).tolist(), col
+
+
+def many_identical(seed: int, machines: int = 40) -> PackingInstance:
+    """A cluster of identical machines (two capacities), most tasks placed by an elsewhere rule:
+    the setting the class-aware code is for."""
+    rng = np.random.default_rng(seed)
+    caps = np.where(rng.random(machines) < 0.7, 1.0, 2.0)
+    jobs = []
+    for _ in range(12):
+        tasks = []
+        for _ in range(int(rng.integers(1, 5))):
+            d = float(rng.choice([0.25, 0.5, 0.75, 1.5]))
+            p = float(rng.integers(1, 6))
+            fits = np.flatnonzero(caps >= d)
+            local = rng.choice(fits, size=min(2, len(fits)), replace=False).tolist() if rng.random() < 0.5 else []
+            tasks.append(PackingTask(d, local, p, elsewhere_time=p * float(rng.choice([1.0, 2.0]))))
+        jobs.append(PackingJob(tuple(tasks), weight=float(rng.integers(1, 4)),
+                               release=float(rng.integers(0, 5)) if rng.random() < 0.3 else 0.0))
+    return PackingInstance(capacities=caps, jobs=tuple(jobs))
+
+
+def runs(rows):
+    """Tetris's runs with touching runs of a task on one machine joined (what its schedule keeps:
+    the new code writes a run cut and restarted at once as one row)."""
+    return list_packing._merge_runs(list(rows))
+
+
+CASES = [("random", s) for s in range(30)] + [("cluster", s) for s in range(10)]
+
+
+def case(kind: str, seed: int) -> PackingInstance:
+    return random_compressed(seed) if kind == "random" else many_identical(seed)
+
+
+def test_max_tree_against_a_scan():
+    rng = np.random.default_rng(0)
+    values = rng.integers(0, 5, size=37).astype(float)
+    tree = MaxTree(values)
+    for _ in range(300):
+        if rng.random() < 0.5:
+            i = int(rng.integers(0, 37))
+            values[i] = float(rng.integers(0, 5))
+            tree.set(i, values[i])
+        x, lo = float(rng.integers(0, 6)), int(rng.integers(0, 40))
+        hits = [i for i in range(lo, 37) if values[i] >= x]
+        assert tree.first_at_least(x, lo) == (hits[0] if hits else -1)
+        assert tree.max() == values.max()
+
+
+@SETTINGS
+@given(packing_instances(max_machines=4, max_jobs=5, max_tasks=3, releases=True))
+def test_fifo_matches_the_former_fifo_on_explicit_instances(inst):
+    same(fifo.fifo_packing(inst).schedule, ref.fifo_packing(inst))
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+def test_fifo_on_compressed_matches_the_former_fifo_written_out(kind, seed):
+    inst = case(kind, seed)
+    same(fifo.fifo_packing(inst).schedule, ref.fifo_packing(inst.expand_placement()))
+
+
+@SETTINGS
+@given(packing_instances(max_machines=4, max_jobs=5, max_tasks=3, releases=True))
+def test_earliest_finish_matches_the_former_scan_on_explicit_instances(inst):
+    rank = smith_rank(inst, *list_packing.fastest_machine(inst))
+    got = list_packing.earliest_finish_machines(inst, rank)
+    want = ref.earliest_finish_machines(inst, rank)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+def test_earliest_finish_on_compressed_matches_the_former_scan_written_out(kind, seed):
+    inst = case(kind, seed)
+    rank = smith_rank(inst, *list_packing.fastest_machine(inst))
+    got = list_packing.earliest_finish_machines(inst, rank)
+    want = ref.earliest_finish_machines(inst.expand_placement(), rank)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+def test_fastest_and_dedicated_machines_agree_with_the_written_out_placement(kind, seed):
+    inst = case(kind, seed)
+    full = inst.expand_placement()
+    a, b = list_packing.fastest_machine(inst), list_packing.fastest_machine(full)
+    assert a[0].tolist() == b[0].tolist() and a[1].tolist() == b[1].tolist()
+    from schedrelax.models.synchpack_lp import dedicated_machine
+
+    x, y = dedicated_machine(inst), dedicated_machine(full)
+    assert (x is None and y is None) or x.tolist() == y.tolist()
+
+
+@SETTINGS
+@given(packing_instances(max_machines=4, max_jobs=5, max_tasks=3, releases=True))
+def test_tetris_matches_the_former_tetris_on_explicit_instances(inst):
+    for preemptive in (False, True):
+        assert (runs(packing_baselines.tetris_packing(inst, preemptive=preemptive))
+                == runs(ref.tetris_packing(inst, preemptive=preemptive)))
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+def test_tetris_on_compressed_matches_the_former_tetris_written_out(kind, seed):
+    inst = case(kind, seed)
+    full = inst.expand_placement()
+    for preemptive in (False, True):
+        assert (runs(packing_baselines.tetris_packing(inst, preemptive=preemptive))
+                == runs(ref.tetris_packing(full, preemptive=preemptive)))
+
+
+def _jsq_orders(inst):
+    fast = list_packing.fastest_machine(inst)
+    job_order = np.lexsort((np.arange(inst.n_jobs), inst.release))
+    job_pos = np.empty(inst.n_jobs, dtype=np.int64)
+    job_pos[job_order] = np.arange(inst.n_jobs)
+    return (np.argsort(smith_rank(inst, *fast)), np.lexsort((np.arange(inst.n_tasks), job_pos[inst.task_job])))
+
+
+@SETTINGS
+@given(packing_instances(max_machines=4, max_jobs=5, max_tasks=3, releases=True))
+def test_jsq_mw_matches_the_former_jsq_mw_on_explicit_instances(inst):
+    for order in _jsq_orders(inst):
+        same(packing_baselines.jsq_maxweight(inst, order, "x").schedule, ref.jsq_maxweight(inst, order, "x"))
+
+
+@pytest.mark.parametrize("kind,seed", CASES)
+def test_jsq_mw_on_compressed_matches_the_former_jsq_mw_written_out(kind, seed):
+    inst = case(kind, seed)
+    for order in _jsq_orders(inst):
+        same(packing_baselines.jsq_maxweight(inst, order, "x").schedule,
+             ref.jsq_maxweight(inst.expand_placement(), order, "x"))
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_interval_fraction_packing_matches_the_former_scan(seed):
+    rng = np.random.default_rng(seed)
+    M, n = int(rng.integers(1, 5)), int(rng.integers(1, 40))
+    caps = rng.choice([1.0, 2.0], size=M)
+    machine = rng.integers(0, M, size=n)
+    task = rng.integers(0, max(1, n // 2), size=n)
+    demand = np.minimum(rng.choice([0.25, 0.5, 1.0, 1.5], size=n), caps[machine])
+    interval = np.sort(rng.integers(0, 4, size=n))
+    release = rng.choice([0.0, 0.0, 1.0, 2.5], size=n)
+    duration = rng.integers(1, 6, size=n) / rng.choice([1.0, 2.0, 3.0], size=n)
+    res = list_packing.Reservations(np.array([0]), np.array([caps[0] / 2]), np.array([1.5])) if seed % 3 == 0 \
+        else None
+    a = list_packing.interval_fraction_packing(machine, duration, demand, task, interval, release, caps, res)
+    b = ref.interval_fraction_packing(machine, duration, demand, task, interval, release, caps, res)
+    for col in ("item", "machine", "start", "end"):
+        assert getattr(a, col).tolist() == getattr(b, col).tolist(), col
+    assert np.array_equal(a.finish, b.finish, equal_nan=True)
