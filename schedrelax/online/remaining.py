@@ -59,30 +59,84 @@ relative to the work too), plus for a malleable job the round-off of its pieces'
 a job of 1e-9 work has not been done because less than 1e-9 of it is left before it ran."""
 
 
-@dataclass(frozen=True)
-class Committed:
-    """The pieces committed so far, in the original instance's indices and clock."""
+_COLUMNS = ("job", "task", "machine", "start", "end", "rate")
 
-    job: np.ndarray
-    task: np.ndarray
-    machine: np.ndarray
-    start: np.ndarray
-    end: np.ndarray
-    rate: np.ndarray
+
+class Committed:
+    """The pieces committed so far, in the original instance's indices and clock, in commit order.
+
+    Parts are kept as they are added and joined only when the columns are asked for (``job``,
+    ``start``, ..., :meth:`schedule`), so adding a part costs its own size, not that of everything
+    committed before it (issue 17: re-concatenating at every event made 10,000 jobs quadratic).
+    Kept up to date as parts are added: each job's latest committed end (``job_end[j]``, -inf for
+    a job with none; the array may run past the last job committed) and the pieces that may still
+    be running (:meth:`running`).
+    """
+
+    def __init__(self) -> None:
+        self._parts: list[Schedule] = []
+        self._joined: dict[str, np.ndarray] | None = None
+        self.job_end = np.full(0, -np.inf)
+        self._live = _join([])
+        self._fresh: list[Schedule] = []
+        self._asked = -np.inf
 
     @classmethod
     def empty(cls) -> Committed:
-        z = np.zeros(0)
-        i = np.zeros(0, dtype=np.int64)
-        return cls(i, i, i, z, z, z)
+        return cls()
 
-    def extend(self, s: Schedule) -> Committed:
-        return Committed(*(np.concatenate([getattr(self, c), getattr(s, c)])
-                           for c in ("job", "task", "machine", "start", "end", "rate")))
+    def add(self, s: Schedule) -> None:
+        """Append the pieces of *s* (after every piece added before)."""
+        if not len(s):
+            return
+        self._parts.append(s)
+        self._joined = None
+        top = int(s.job.max()) + 1
+        if top > len(self.job_end):
+            # Doubling: jobs arrive in index order, so growing by what is needed would copy the
+            # whole array at nearly every event.
+            grown = np.full(max(top, 2 * len(self.job_end)), -np.inf)
+            grown[:len(self.job_end)] = self.job_end
+            self.job_end = grown
+        np.maximum.at(self.job_end, s.job, s.end)
+        self._fresh.append(s)
+
+    def running(self, now: float) -> dict[str, np.ndarray]:
+        """The columns of the pieces that end after *now*, in commit order. Pieces that end by
+        *now* are dropped for good, so *now* must not decrease from one call to the next."""
+        if now < self._asked:
+            raise ValueError(f"Committed.running: now {now!r} is before the time asked before ({self._asked!r})")
+        self._asked = now
+        live = self._live
+        if self._fresh:
+            fresh = _join(self._fresh)
+            live = {c: np.concatenate([live[c], fresh[c]]) for c in _COLUMNS}
+            self._fresh = []
+        on = live["end"] > now
+        self._live = live if on.all() else {c: v[on] for c, v in live.items()}
+        return self._live
+
+    def _columns(self) -> dict[str, np.ndarray]:
+        if self._joined is None:
+            self._joined = _join(self._parts)
+        return self._joined
+
+    job = property(lambda self: self._columns()["job"])
+    task = property(lambda self: self._columns()["task"])
+    machine = property(lambda self: self._columns()["machine"])
+    start = property(lambda self: self._columns()["start"])
+    end = property(lambda self: self._columns()["end"])
+    rate = property(lambda self: self._columns()["rate"])
 
     def schedule(self, promises=(), meta=None) -> Schedule:
-        return Schedule(self.job, self.task, self.machine, self.start, self.end, self.rate,
-                        promises=frozenset(promises), meta=dict(meta or {}))
+        c = self._columns()
+        return Schedule(*(c[k] for k in _COLUMNS), promises=frozenset(promises), meta=dict(meta or {}))
+
+
+def _join(parts: list[Schedule]) -> dict[str, np.ndarray]:
+    if not parts:
+        return {c: np.zeros(0, dtype=np.int64 if c in ("job", "task", "machine") else float) for c in _COLUMNS}
+    return {c: np.concatenate([getattr(p, c) for p in parts]) for c in _COLUMNS}
 
 
 @dataclass(frozen=True)
@@ -138,14 +192,44 @@ def job_release(instance: Instance) -> np.ndarray:
 
 def remaining(instance: Instance, done: Committed, now: float, *, keep_machine: bool = False) -> Remaining | None:
     """The sub-instance at *now* given the committed pieces *done*; None if no arrived work is left."""
-    if isinstance(instance, MalleableInstance):
-        return _malleable(instance, done, now)
-    if isinstance(instance, PackingInstance):
-        return _packing(instance, done, now, keep_machine)
-    if isinstance(instance, RelatedInstance):
-        return _related(instance, done, now)
-    raise TypeError(f"online re-planning has no rule for the {instance.family} family "
-                    "(malleable, packing and related are supported)")
+    work = RemainingWork(instance)
+    work.commit(done.schedule())
+    return work.at(now, keep_machine=keep_machine)
+
+
+class RemainingWork:
+    """:func:`remaining` kept up to date as parts are committed, for a simulation whose re-planning
+    times never decrease.
+
+    For packing instances each task's done fraction and last machine, each job's count of
+    unfinished tasks and the set of arrived, unfinished jobs are updated as parts are committed,
+    so :meth:`at` costs what the sub-instance holds (its tasks and the pieces still running), not
+    what was committed before (issue 17 item 3). Malleable and related sub-instances are still
+    derived from all committed pieces at each call (:func:`_malleable`, :func:`_related`).
+    """
+
+    def __init__(self, instance: Instance) -> None:
+        if not isinstance(instance, (MalleableInstance, PackingInstance, RelatedInstance)):
+            raise TypeError(f"online re-planning has no rule for the {instance.family} family "
+                            "(malleable, packing and related are supported)")
+        self.instance = instance
+        self.done = Committed()
+        self._packing = _PackingWork(instance) if isinstance(instance, PackingInstance) else None
+
+    def commit(self, part: Schedule) -> None:
+        """Add the pieces of *part* (original indices and clock) to what is committed."""
+        self.done.add(part)
+        if self._packing is not None and len(part):
+            self._packing.add(part)
+
+    def at(self, now: float, *, keep_machine: bool = False) -> Remaining | None:
+        """The sub-instance at *now* (no earlier than the last call's); None if no arrived work is left."""
+        inst = self.instance
+        if isinstance(inst, MalleableInstance):
+            return _malleable(inst, self.done, now)
+        if isinstance(inst, RelatedInstance):
+            return _related(inst, self.done, now)
+        return self._packing.at(now, self.done.running(now), keep_machine)
 
 
 def _arrived(release: np.ndarray, now: float) -> np.ndarray:
@@ -198,49 +282,89 @@ def _task_index(inst: PackingInstance | RelatedInstance, done: Committed) -> np.
     return inst.job_offset[done.job] + done.task
 
 
-def _packing(inst: PackingInstance, done: Committed, now: float, keep_machine: bool) -> Remaining | None:
-    g = _task_index(inst, done)
-    M = inst.n_machines
-    keys = inst.place_task * M + inst.place_machine
-    order = np.argsort(keys, kind="stable")
-    ptime = inst.place_time[order[np.searchsorted(keys[order], g * M + done.machine)]]
-    frac = np.bincount(g, weights=(done.end - done.start) / ptime, minlength=inst.n_tasks)
-    last_machine = np.full(inst.n_tasks, -1)
-    last_machine[g[np.argsort(done.start, kind="stable")]] = done.machine[np.argsort(done.start, kind="stable")]
-    pending = frac < 1.0 - DONE_TOL
-    arrived = _arrived(inst.release, now)
-    # Whatever still holds room after now, however briefly, is reserved: the sub-plan may start
-    # at its time 0, and any overlap with dropped room would be a real overload.
-    held = inst.reserve_until > now
-    running = done.end > now
-    reservations = [(int(i), float(a), float(e - now)) for i, a, e in
-                    zip(np.r_[inst.reserve_machine[held], done.machine[running]],
-                        np.r_[inst.reserve_demand[held], done.rate[running]],
-                        np.r_[inst.reserve_until[held], done.end[running]])]
-    jobs, job_map, task_map = [], [], []
-    for j in np.flatnonzero(arrived).tolist():
-        lo, hi = inst.job_offset[j], inst.job_offset[j + 1]
-        tasks = []
-        for t in range(lo, hi):
-            if not pending[t]:
-                continue
-            sl = slice(inst.place_offset[t], inst.place_offset[t + 1])
-            place, times = inst.place_machine[sl], inst.place_time[sl]
-            share = 1.0 - frac[t]
-            if keep_machine and frac[t] > 0:
-                k = int(np.flatnonzero(place == last_machine[t])[0])
-                place, times = place[k:k + 1], times[k:k + 1]
-            tasks.append(PackingTask(demand=float(inst.demand[t]), placement=place, processing_time=times * share))
-            task_map.append(t)
-        if tasks:
+class _PackingWork:
+    """Per-task state of a packing simulation (:class:`RemainingWork`)."""
+
+    def __init__(self, inst: PackingInstance) -> None:
+        self.inst = inst
+        self.offset = inst.place_offset
+        self.machine = inst.place_machine
+        self.time = inst.place_time
+        keys = inst.place_task * inst.n_machines + inst.place_machine
+        self.key_order = np.argsort(keys, kind="stable")
+        self.sorted_keys = keys[self.key_order]
+        self.frac = np.zeros(inst.n_tasks)
+        self.last_machine = np.full(inst.n_tasks, -1)
+        self.last_start = np.full(inst.n_tasks, -np.inf)
+        self.pending = np.ones(inst.n_tasks, dtype=bool)
+        self.tasks_left = np.diff(inst.job_offset)
+        self.by_release = np.argsort(inst.release, kind="stable")
+        self.arrived = 0
+        self.open: set[int] = set()
+        self.asked = -np.inf
+
+    def add(self, part: Schedule) -> None:
+        inst = self.inst
+        g = inst.job_offset[part.job] + part.task
+        ptime = self.time[self.key_order[np.searchsorted(self.sorted_keys, g * inst.n_machines + part.machine)]]
+        # In commit order, one piece after the other: the same sums, to the last bit, as adding up
+        # every committed piece at once.
+        np.add.at(self.frac, g, (part.end - part.start) / ptime)
+        # A cut task resumes on the machine of its latest-starting piece (ties: the later piece).
+        o = np.argsort(part.start, kind="stable")
+        tasks, first = np.unique(g[o][::-1], return_index=True)
+        last = len(o) - 1 - first
+        start, machine = part.start[o][last], part.machine[o][last]
+        later = start >= self.last_start[tasks]
+        self.last_start[tasks[later]] = start[later]
+        self.last_machine[tasks[later]] = machine[later]
+        finished = tasks[self.pending[tasks] & ~(self.frac[tasks] < 1.0 - DONE_TOL)]
+        self.pending[finished] = False
+        jobs = inst.task_job[finished]
+        np.subtract.at(self.tasks_left, jobs, 1)
+        self.open.difference_update(jobs[self.tasks_left[jobs] == 0].tolist())
+
+    def at(self, now: float, running: dict[str, np.ndarray], keep_machine: bool) -> Remaining | None:
+        if now < self.asked:
+            raise ValueError(f"remaining work: now {now!r} is before the time asked before ({self.asked!r})")
+        self.asked = now
+        inst = self.inst
+        release = inst.release
+        while self.arrived < len(release) and _arrived(release[self.by_release[self.arrived]], now):
+            j = int(self.by_release[self.arrived])
+            if self.tasks_left[j]:
+                self.open.add(j)
+            self.arrived += 1
+        if not self.open:
+            return None
+        # Whatever still holds room after now, however briefly, is reserved: the sub-plan may start
+        # at its time 0, and any overlap with dropped room would be a real overload.
+        held = inst.reserve_until > now
+        reservations = [(int(i), float(a), float(e - now)) for i, a, e in
+                        zip(np.r_[inst.reserve_machine[held], running["machine"]],
+                            np.r_[inst.reserve_demand[held], running["rate"]],
+                            np.r_[inst.reserve_until[held], running["end"]])]
+        frac, pending, offset = self.frac, self.pending, self.offset
+        jobs, task_map = [], []
+        job_map = sorted(self.open)
+        for j in job_map:
+            tasks = []
+            for t in range(inst.job_offset[j], inst.job_offset[j + 1]):
+                if not pending[t]:
+                    continue
+                place, times = self.machine[offset[t]:offset[t + 1]], self.time[offset[t]:offset[t + 1]]
+                share = 1.0 - frac[t]
+                if keep_machine and frac[t] > 0:
+                    k = int(np.flatnonzero(place == self.last_machine[t])[0])
+                    place, times = place[k:k + 1], times[k:k + 1]
+                tasks.append(PackingTask(demand=float(inst.demand[t]), placement=place,
+                                         processing_time=times * share))
+                task_map.append(t)
             jobs.append(PackingJob(tasks=tuple(tasks), weight=float(inst.weights[j]),
-                                   release=max(0.0, float(inst.release[j]) - now)))
-            job_map.append(j)
-    if not jobs:
-        return None
-    sub = PackingInstance(capacities=inst.capacities, jobs=tuple(jobs), name=f"{inst.name} @ {now:g}",
-                          reservations=reservations)
-    return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64), now)
+                                   release=max(0.0, float(release[j]) - now)))
+        sub = PackingInstance(capacities=inst.capacities, jobs=tuple(jobs), name=f"{inst.name} @ {now:g}",
+                              reservations=reservations)
+        return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64), now)
 
 
 def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | None:
