@@ -57,6 +57,7 @@ from schedrelax.schedulers.greedy_deadline import (
 )
 from schedrelax.schedulers.mcnaughton import mcnaughton
 from schedrelax.solvers import solve_program
+from schedrelax.solvers.registry import highs_method
 
 __all__ = [
     "ARC_BUDGET",
@@ -209,7 +210,7 @@ def solve_flow_lp(instance: MalleableInstance, chains: Chains, *, intervals: str
     timings["build"] = time.perf_counter() - t0
     # The LP's arrays go to HiGHS as they are; another solver gets the Pyomo model of
     # build_flowflex_lp (the same rows: tests/test_matrix.py).
-    solved = solve_program(program, "highs:ipm" if solver == "highs" else solver, time_limit=time_limit)
+    solved = solve_program(program, highs_method(solver, "ipm"), time_limit=time_limit)
     result = solved.result.require_optimal()
     timings["compile"] = result.build_seconds
     timings["solve"] = result.solve_seconds

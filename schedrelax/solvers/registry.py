@@ -101,6 +101,15 @@ HIGHS_METHODS = ("simplex", "ipm", "pdlp", "choose")
 that the method is one ``--solver`` flag away like every other choice of back end."""
 
 
+def highs_method(solver: str, method: str) -> str:
+    """*solver*, except that the plain default ``"highs"`` becomes ``"highs:<method>"``: an
+    algorithm that measured one HiGHS method to be the better one for its LP uses it unless the
+    user named a solver or method (``highs:simplex``, ``highs:choose``, ... are kept as given)."""
+    if method not in HIGHS_METHODS:
+        raise ValueError(f"method must be one of {HIGHS_METHODS}; got {method!r}")
+    return f"highs:{method}" if solver == "highs" else solver
+
+
 def _kind(name: str) -> str:
     if name == "highs" or (name.startswith("highs:") and name.partition(":")[2] in HIGHS_METHODS):
         return "highs"

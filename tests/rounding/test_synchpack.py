@@ -180,3 +180,33 @@ def evaluate_starts(r):
     s = r.schedule
     order = np.lexsort((s.task, s.job))
     return s.start[order]  # one piece per task, in global task order
+
+
+# ------------------------------------------------------------------------------- LP3's method
+
+def test_a_large_lp3_goes_to_the_interior_point_method_unless_the_user_names_one():
+    from schedrelax.models.synchpack_lp import lp3_program
+    from schedrelax.rounding.synchpack import LP3_IPM_NONZEROS, dedicated_instance, lp3_method
+
+    small = lp3_program(dedicated_instance(synchpack(0, machines=4, n_jobs=8, tasks_per_job=3, alpha=None,
+                                                     local_machines=1))[0])
+    large = lp3_program(synchpack(0, machines=10, n_jobs=100, tasks_per_job=10, alpha=None, local_machines=1))
+    assert small.A.nnz < LP3_IPM_NONZEROS <= large.A.nnz
+    assert lp3_method(small, "highs") == "highs"
+    assert lp3_method(large, "highs") == "highs:ipm"
+    for named in ("highs:simplex", "highs:choose", "cvxpy:CLARABEL"):
+        assert lp3_method(large, named) == named
+
+
+def test_lp3_by_interior_point_and_by_simplex_reach_the_same_optimum_and_schedule():
+    # 100 jobs x 10 tasks, one machine per task: above LP3_IPM_NONZEROS, so the default is the IPM.
+    # The dual simplex is the independent second method. Both give the same job order here, so
+    # the same schedule (a different optimal vertex could reorder tied jobs; none are tied here).
+    inst = synchpack(0, machines=10, n_jobs=100, tasks_per_job=10, alpha=None, local_machines=1)
+    by_default = run("synchpack3", inst)
+    by_simplex = run("synchpack3", inst, solver="highs:simplex")
+    assert by_default.info["lp_solver"] == "highs:ipm" and by_simplex.info["lp_solver"] == "highs:simplex"
+    assert by_default.lower_bound == pytest.approx(by_simplex.lower_bound, rel=1e-9)
+    verify(inst, by_default.schedule)
+    assert by_default.objective == by_simplex.objective
+    assert by_default.lower_bound <= by_default.objective <= 4 * by_default.lower_bound
