@@ -101,3 +101,40 @@ def test_lp1_with_1e5_variables_builds_in_seconds(benchmark):
     n = sum(len(v) for v in model.component_objects(pyo.Var))
     benchmark.extra_info.update({"variables": n, "build_seconds": build})
     benchmark.pedantic(lambda: build_lp1(inst, eps=0.25), rounds=1, iterations=1)
+
+
+def test_synchpack1_rounding_at_100_jobs(benchmark):
+    """SynchPack-1's Steps 2-3 on the LP1 (ε = 1) solution, 100 jobs × 10 tasks on 50 machines:
+    the fraction packing, the λ search and the shift back, each timed (issue 17 item 3)."""
+    import functools
+
+    from schedrelax.models.synchpack_lp import lp1_program
+    from schedrelax.rounding import synchpack as sp
+
+    inst = instance(100, 50)
+    _, sol, _, _ = sp._interval_lp(inst, functools.partial(lp1_program, inst, eps=1.0), "highs:ipm", None, False)
+    parts = {"interval_fraction_packing": sp.interval_fraction_packing, "best_stretch": sp.best_stretch,
+             "left_shift": sp.left_shift}
+    seconds = dict.fromkeys(parts, 0.0)
+
+    def timed(name, f):
+        def g(*args, **kwargs):
+            t0 = time.perf_counter()
+            try:
+                return f(*args, **kwargs)
+            finally:
+                seconds[name] += time.perf_counter() - t0
+        return g
+
+    for name, f in parts.items():
+        setattr(sp, name, timed(name, f))
+    try:
+        t0 = time.perf_counter()
+        out = sp.synchpack1_round(inst, sol)
+        total = time.perf_counter() - t0
+    finally:
+        for name, f in parts.items():
+            setattr(sp, name, f)
+    benchmark.extra_info.update({f"{k}_seconds": v for k, v in seconds.items()})
+    benchmark.extra_info.update({"round_seconds": total, "fractions": len(out.item_pair), "lambda": out.lam})
+    benchmark.pedantic(lambda: sp.synchpack1_round(inst, sol), rounds=3, iterations=1)

@@ -171,6 +171,14 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     segment tree of free capacity (:class:`~schedrelax.schedulers.list_packing.MaxTree`), so
     a choice among thousands of machines costs O(log M), with the written-out placement's order. Reserved room (instance reservations) is not free until it ends, and
     each end is a decision time.
+
+    Cost (issue 17 item 3): a decision time does not rescan every waiting task. A task that did
+    not fit at the last scan can fit now only on a machine that got room back since (a completion
+    or a reservation end); each machine's waiting tasks sit in a segment tree over list order
+    (negated demands), so the scan visits, in list order, only the new tasks and those a machine
+    with new room may take — the same decisions, float for float, as the full scan
+    (tests/schedulers/test_fifo_reference.py against the former code). Tasks with an elsewhere
+    rule are still visited at every decision time.
     """
     caps = np.asarray(instance.capacities, dtype=float)
     fit_tol = 1e-9 * np.maximum(1.0, caps)
@@ -181,97 +189,196 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     n_tasks = instance.n_tasks
     # Each task's explicit machines, fastest first (ties by index): the first that fits is the
     # choice. Its elsewhere machines (compressed placement) all take ``elsewhere`` time; in the
-    # written-out order they sit among the explicit ones of that time, by index.
-    cand: list[np.ndarray] = []
-    ctime: list[np.ndarray] = []
-    split: list[tuple[int, int]] = []
+    # written-out order they sit among the explicit ones of that time, by index. One sort of all
+    # pairs by (task, time, machine) gives every task's order at once.
     elsewhere = instance.elsewhere_time.tolist()
-    for t in range(n_tasks):
-        sl = slice(instance.explicit_offset[t], instance.explicit_offset[t + 1])
-        mach, ptime = instance.explicit_machine[sl], instance.explicit_time[sl]
-        o = np.lexsort((mach, ptime))
-        usable = caps[mach[o]] >= demand[t] - fit_tol[mach[o]]
-        cand.append(mach[o][usable])
-        ctime.append(ptime[o][usable])
-        split.append((int(np.searchsorted(ctime[t], elsewhere[t], side="left")),
-                      int(np.searchsorted(ctime[t], elsewhere[t], side="right"))))
+    o = np.lexsort((instance.explicit_machine, instance.explicit_time, instance.explicit_task))
+    pm, pt, pk = instance.explicit_machine[o], instance.explicit_time[o], instance.explicit_task[o]
+    usable = caps[pm] >= instance.demand[pk] - fit_tol[pm]
+    pm, pt, pk = pm[usable], pt[usable], pk[usable]
+    bounds = np.zeros(n_tasks + 1, dtype=np.int64)
+    np.cumsum(np.bincount(pk, minlength=n_tasks), out=bounds[1:])
+    bounds = bounds.tolist()
+    cand = [pm[bounds[t]:bounds[t + 1]] for t in range(n_tasks)]
+    cand_l = [c.tolist() for c in cand]
+    ctime = [pt[bounds[t]:bounds[t + 1]] for t in range(n_tasks)]
+    ctime_l = [c.tolist() for c in ctime]
+    split = [(len(c), len(c)) if e == np.inf else
+             (int(np.searchsorted(ct, e, side="left")), int(np.searchsorted(ct, e, side="right")))
+             for c, ct, e in zip(cand_l, ctime, elsewhere)]
     release = instance.release
     job_order = np.lexsort((np.arange(instance.n_jobs), release)).tolist()
     job_offset = instance.job_offset.tolist()
     task_job = instance.task_job.tolist()
+    # The waiting list in its fixed order: position p holds task order[p] (jobs by release, tasks
+    # by index). Each machine keeps the tasks that name it (usable explicit machines) in list
+    # order, with a segment tree of their negated demands (-inf once started or not yet
+    # released): the first task of its list from a position on that might fit its free room is
+    # found in O(log n).
+    order = [g for j in job_order for g in range(job_offset[j], job_offset[j + 1])]
+    pos = [0] * n_tasks
+    for p, g in enumerate(order):
+        pos[g] = p
+    M = len(caps)
+    on_machine: list[list[int]] = [[] for _ in range(M)]
+    slots: list[list[tuple[int, int]]] = [[] for _ in range(n_tasks)]
+    for p, g in enumerate(order):
+        for m in cand_l[g]:
+            slots[g].append((m, len(on_machine[m])))
+            on_machine[m].append(p)
+    named = [MaxTree(np.full(len(tasks), -np.inf)) if tasks else None for tasks in on_machine]
+    tol = fit_tol.tolist()
+    # A superset of "free[m] >= d - fit_tol[m]": what the tree lets through is then checked exactly.
+    reach = (2 * fit_tol).tolist()
 
-    busy = np.zeros(len(caps), dtype=np.int64)
+    busy = [0] * M
     running: list[tuple[float, int, int]] = []  # (end, machine, task), a heap
-    waiting: list[int] = []
+    n_waiting = 0
+    # Positions always checked at a decision time: tasks with an elsewhere rule (their machines
+    # are not in the per-machine lists), and tasks the ``most`` shortcut skipped although a
+    # named machine had room within tolerance (so that they never depend on that machine's list).
+    always: set[int] = set()
     rows: list[tuple[int, int, int, float, float, float]] = []
     released, now, events = 0, float(release[job_order[0]]), 0
-    ends = instance.reservation_ends()
-    taken = instance.reserved_at(now)
-    free = caps - taken
-    room = MaxTree(free)
+    ends = instance.reservation_ends().tolist()
+    # Reserved room per machine, summed as np.bincount sums it (in reservation order, from 0), and
+    # re-summed only on the machines where a reservation ends.
+    res_on: list[list[tuple[float, float]]] = [[] for _ in range(M)]
+    for i, a, u in zip(instance.reserve_machine.tolist(), instance.reserve_demand.tolist(),
+                       instance.reserve_until.tolist()):
+        res_on[i].append((u, a))
+    res_by_end = sorted(zip(instance.reserve_until.tolist(), instance.reserve_machine.tolist()))
+    taken = instance.reserved_at(now).tolist()
+    gone = next_end = 0
+    while gone < len(res_by_end) and res_by_end[gone][0] <= now:
+        gone += 1
+    cap_l = caps.tolist()
+    free = [c - h for c, h in zip(cap_l, taken)]
+    room = MaxTree(np.array(free))
 
     def elsewhere_machine(g: int, d: float) -> int:
         """The lowest-index machine of task g's elsewhere rule with room for d now, or -1."""
         named = cand[g]
         i = room.first_at_least(d - loose)
-        while i >= 0 and (free[i] < d - fit_tol[i] or caps[i] < d or (named == i).any()):
+        while i >= 0 and (free[i] < d - tol[i] or cap_l[i] < d or (named == i).any()):
             i = room.first_at_least(d - loose, i + 1)
         return i
 
+    def query(m: int, k: int) -> int:
+        """The first task of machine m's list from local index k on whose demand may fit, or -1."""
+        return named[m].first_at_least(-(free[m] + reach[m]), k)
+
+    def fits_somewhere(g: int, d: float) -> bool:
+        return any(free[m] >= d - tol[m] for m in cand_l[g])
+
+    dirty: set[int] = set()
     while True:
         events += 1
         while running and running[0][0] <= now:
             _, m, g = heapq.heappop(running)
             busy[m] -= 1
-            free[m] = caps[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
+            free[m] = cap_l[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
             room.set(m, free[m])
-        now_taken = instance.reserved_at(now)
-        if (now_taken != taken).any():
-            free += taken - now_taken
-            room = MaxTree(free)
-        taken = now_taken
+            dirty.add(m)
+        if gone < len(res_by_end) and res_by_end[gone][0] <= now:
+            ending = set()
+            while gone < len(res_by_end) and res_by_end[gone][0] <= now:
+                ending.add(res_by_end[gone][1])
+                gone += 1
+            for m in sorted(ending):
+                held = 0.0
+                for u, a in res_on[m]:
+                    if u > now:
+                        held += a
+                if held != taken[m]:
+                    free[m] += taken[m] - held
+                    taken[m] = held
+                    room.set(m, free[m])  # the same tree as one rebuilt from free
+                    dirty.add(m)
+        # The scan of the original algorithm, over the waiting tasks in list order, only visits
+        # tasks that can pass its test. A task that failed it at an earlier decision time found
+        # no named machine with room; free room only shrinks during a scan and only a completion
+        # or a reservation end (a *dirty* machine) gives some back, so it can pass now only
+        # through a dirty machine's list, or if it is new, or in ``always``. Free room only
+        # shrinks during this scan too, so a machine's next candidate, looked up after each
+        # visit, is a superset of what will pass.
+        heap: list[tuple[int, int, int]] = []
         while released < len(job_order) and release[job_order[released]] <= now:
             j = job_order[released]
-            waiting.extend(range(job_offset[j], job_offset[j + 1]))
+            for g in range(job_offset[j], job_offset[j + 1]):
+                for m, k in slots[g]:
+                    named[m].set(k, -demand[g])
+                if elsewhere[g] < np.inf:
+                    always.add(pos[g])
+                heap.append((pos[g], -1, -1))
+                n_waiting += 1
             released += 1
+        for m in dirty:
+            if named[m] is not None:
+                k = query(m, 0)
+                if k >= 0:
+                    heap.append((on_machine[m][k], m, k))
+        dirty.clear()
+        heap.extend((p, -1, -1) for p in always)
+        heapq.heapify(heap)
         most = room.max()
-        still: list[int] = []
-        for g in waiting:
+        last = -1
+        while heap:
+            p, m, k = heapq.heappop(heap)
+            if m >= 0:
+                k = query(m, k + 1)
+                if k >= 0:
+                    heapq.heappush(heap, (on_machine[m][k], m, k))
+            if p == last:
+                continue
+            last = p
+            g = order[p]
             d = demand[g]
             if d > most + 1e-9 * max(1.0, most):
-                still.append(g)
+                if fits_somewhere(g, d):
+                    always.add(p)
                 continue
-            ok = free[cand[g]] >= d - fit_tol[cand[g]]
-            lo, hi = split[g]
-            q = int(np.argmax(ok[:lo])) if ok[:lo].any() else -1
-            m = -1
-            if q < 0 and elsewhere[g] < np.inf:
-                m = elsewhere_machine(g, d)
-                tie = np.flatnonzero(ok[lo:hi])
-                if len(tie) and (m < 0 or cand[g][lo + tie[0]] < m):
-                    q, m = lo + int(tie[0]), -1
-                elif m < 0 and ok[hi:].any():
-                    q = hi + int(np.argmax(ok[hi:]))
-            elif q < 0 and ok.any():
-                q = int(np.argmax(ok))
-            if q < 0 and m < 0:
-                still.append(g)
-                continue
-            m, p = (int(cand[g][q]), float(ctime[g][q])) if m < 0 else (m, elsewhere[g])
+            if elsewhere[g] == np.inf:
+                # The first machine of the list with room (the written-out rule of the general case).
+                q = next((q for q, i in enumerate(cand_l[g]) if free[i] >= d - tol[i]), -1)
+                if q < 0:
+                    continue
+                m, p_time = cand_l[g][q], ctime_l[g][q]
+            else:
+                ok = np.array([free[i] >= d - tol[i] for i in cand_l[g]], dtype=bool)
+                lo, hi = split[g]
+                q = int(np.argmax(ok[:lo])) if ok[:lo].any() else -1
+                m = -1
+                if q < 0:
+                    m = elsewhere_machine(g, d)
+                    tie = np.flatnonzero(ok[lo:hi])
+                    if len(tie) and (m < 0 or cand[g][lo + tie[0]] < m):
+                        q, m = lo + int(tie[0]), -1
+                    elif m < 0 and ok[hi:].any():
+                        q = hi + int(np.argmax(ok[hi:]))
+                if q < 0 and m < 0:
+                    continue
+                m, p_time = (cand_l[g][q], ctime_l[g][q]) if m < 0 else (m, elsewhere[g])
             j = task_job[g]
-            rows.append((j, g - job_offset[j], m, now, now + p, d))
-            heapq.heappush(running, (now + p, m, g))
+            rows.append((j, g - job_offset[j], m, now, now + p_time, d))
+            heapq.heappush(running, (now + p_time, m, g))
             free[m] -= d
             room.set(m, free[m])
             busy[m] += 1
             most = room.max()
-        waiting = still
-        if not waiting and released == len(job_order):
+            n_waiting -= 1
+            always.discard(p)
+            for i, k in slots[g]:
+                named[i].set(k, -np.inf)
+        if not n_waiting and released == len(job_order):
             break
         nxt = [running[0][0]] if running else []
         if released < len(job_order):
             nxt.append(float(release[job_order[released]]))
-        nxt.extend(ends[ends > now][:1].tolist())
+        while next_end < len(ends) and ends[next_end] <= now:
+            next_end += 1
+        if next_end < len(ends):
+            nxt.append(ends[next_end])
         if not nxt:
             raise RuntimeError("fifo packing: tasks wait on idle machines (a bug: every task fits one)")
         now = min(nxt)

@@ -22,6 +22,7 @@ reserved at the time, and the end of a reservation is a decision time.
 
 from __future__ import annotations
 
+import bisect
 import heapq
 from dataclasses import dataclass
 
@@ -161,89 +162,173 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
     machine i if no fraction of task (k, j) is running (placement rule ii) and
     h_i(t) + a_kj <= m_i (h_i counting *reserved* room). A preempted fraction keeps its remaining
     duration and its place.
+
+    Implementation: the scan only visits the waiting fractions that can start. Between two scans a
+    machine's free room only shrinks unless something on it stops (completion, preemption, end of
+    a reservation), and a task stays busy unless one of its fractions stops; a fraction that failed
+    the last scan on a machine and task where nothing stopped fails this one too. So each scan
+    visits, in list order, the fractions released since the last scan, the preempted ones, and the
+    waiting fractions of the machines and tasks where something stopped (per-machine and per-task
+    waiting sets); completions come from a heap of end times. The result, float operations
+    included, is that of scanning the whole list at every decision time.
     """
     n = len(machine)
     caps = np.asarray(capacities, dtype=float)
-    rem = np.asarray(duration, dtype=float).copy()
-    demand = np.asarray(demand, dtype=float)
-    machine = np.asarray(machine, dtype=np.int64)
-    task = np.asarray(task, dtype=np.int64)
-    interval = np.asarray(interval)
-    release = np.asarray(release, dtype=float)
     reserved = reserved or Reservations.none()
-    busy = np.zeros(int(task.max()) + 1 if n else 0, dtype=bool)
-    running = np.zeros(n, dtype=bool)
-    done = np.zeros(n, dtype=bool)
-    began = np.zeros(n)
-    releases = np.unique(release)
+    if not n:
+        return _pieces([], 0)
+    n_machines = len(caps)
+    mach = np.asarray(machine, dtype=np.int64).tolist()
+    tsk = np.asarray(task, dtype=np.int64).tolist()
+    dem = np.asarray(demand, dtype=float).tolist()
+    rem = np.asarray(duration, dtype=float).tolist()
+    itv = np.asarray(interval).tolist()
+    release = np.asarray(release, dtype=float)
+    cap = caps.tolist()
+    slack = (FIT_TOL * np.maximum(1.0, caps)).tolist()
+    by_release = np.argsort(release, kind="stable").tolist()
+    rel_sorted = release[by_release].tolist()
+    res_ends = reserved.ends().tolist()
+    events = np.union1d(np.unique(release), reserved.ends()).tolist()
+
+    running = [False] * n
+    done = [False] * n
+    waiting = [False] * n
+    began = [0.0] * n
+    busy = [False] * (max(tsk) + 1)
+    count = [0] * n_machines  # running fractions per machine
+    wait_t: dict[int, set[int]] = {}  # waiting fractions of each task
+    room_blocked: list[set[int]] = [set() for _ in range(n_machines)]  # failed the last scan for room
+    wait_heap: list[tuple[object, int]] = []  # (interval, k) of waiting fractions; stale entries skipped
+    end_heap: list[tuple[float, int]] = []  # (began + rem, k) of running fractions; stale entries skipped
+    run_itv: dict[object, set[int]] = {}  # running fractions by interval
     rows: list[tuple[int, int, float, float]] = []
-    now = float(releases[0]) if n else 0.0
-    taken = reserved.held(now, len(caps))
-    free = caps - taken
-    events = np.union1d(releases, reserved.ends())
 
-    slack = FIT_TOL * np.maximum(1.0, caps)
-    was_held = np.zeros(n, dtype=bool)
+    now = rel_sorted[0]
+    taken = reserved.held(now, n_machines).tolist()
+    free = [c - h for c, h in zip(cap, taken)]
+    res_seen = bisect.bisect_right(res_ends, now)
+    n_done = n_wait = 0
+    next_rel = next_event = 0
+    fresh: list[int] = []
+    dirty_m: set[int] = set()  # machines where room was given back since the last scan
+    dirty_t: set[int] = set()  # tasks of which a fraction stopped since the last scan
+    touched: set[int] = set()  # machines whose free room grew since the last idle reset
 
-    def release_room(k: int) -> None:
-        running[k] = False
-        busy[task[k]] = False
-        free[machine[k]] += demand[k]
+    def wait(k: int) -> None:
+        nonlocal n_wait
+        waiting[k] = True
+        n_wait += 1
+        wait_t.setdefault(tsk[k], set()).add(k)
+        heapq.heappush(wait_heap, (itv[k], k))
 
-    def close(k: int, at: float) -> None:
-        rows.append((k, int(machine[k]), float(began[k]), at))
-        rem[k] -= at - began[k]
-
-    while n and not done.all():
-        run = np.flatnonzero(running)
-        for k in run[began[run] + rem[run] <= now + FIT_TOL * max(1.0, now)].tolist():
-            close(k, now)
-            release_room(k)
+    while n_done < n:
+        limit = now + FIT_TOL * max(1.0, now)
+        ending = set()
+        while end_heap and end_heap[0][0] <= limit:
+            e, k = heapq.heappop(end_heap)
+            if running[k] and began[k] + rem[k] == e:
+                ending.add(k)
+        for k in sorted(ending):
+            i, t = mach[k], tsk[k]
+            rows.append((k, i, began[k], now))
+            rem[k] -= now - began[k]
+            running[k] = False
+            busy[t] = False
+            free[i] += dem[k]
+            count[i] -= 1
+            run_itv[itv[k]].discard(k)
             done[k] = True
-        now_taken = reserved.held(now, len(caps))
-        free += taken - now_taken
-        taken = now_taken
-        idle = np.bincount(machine[running], minlength=len(caps)) == 0
-        free[idle] = caps[idle] - taken[idle]  # an empty machine sheds accumulated rounding
-        waiting = (release <= now) & ~running & ~done
-        if waiting.any():
+            n_done += 1
+            dirty_m.add(i)
+            dirty_t.add(t)
+            touched.add(i)
+        seen = bisect.bisect_right(res_ends, now)
+        if seen != res_seen:
+            res_seen = seen
+            now_taken = reserved.held(now, n_machines).tolist()
+            for i in range(n_machines):
+                if now_taken[i] != taken[i]:
+                    free[i] += taken[i] - now_taken[i]
+                    dirty_m.add(i)
+                    touched.add(i)
+            taken = now_taken
+        for i in touched:
+            if not count[i]:  # an empty machine sheds accumulated rounding
+                shed = cap[i] - taken[i]
+                if shed != free[i]:
+                    free[i] = shed
+                    dirty_m.add(i)
+        touched.clear()
+        while next_rel < n and rel_sorted[next_rel] <= now:
+            k = by_release[next_rel]
+            next_rel += 1
+            wait(k)
+            fresh.append(k)
+        if n_wait:
+            while not waiting[wait_heap[0][1]]:
+                heapq.heappop(wait_heap)
+            l_min = wait_heap[0][0]
             # Preempted fractions give their room back but keep running without a break if the
             # scan (in list order) picks them again at once; only the others are cut here.
-            held = np.flatnonzero(running & (interval > interval[waiting].min()))
-            running[held] = False
-            busy[task[held]] = False
-            np.add.at(free, machine[held], demand[held])
-            was_held[held] = True
-            fits = demand <= free[machine] + slack[machine]
-            candidates = np.flatnonzero((waiting | was_held) & fits & ~busy[task])
-            # A candidate whose machine and task no other candidate has sees, in the scan, the
-            # state it sees now: it fits and its task is idle, so it starts. Only the others
-            # need the scan in list order (they touch none of its machines or tasks).
-            alone = ((np.bincount(task[candidates], minlength=len(busy))[task[candidates]] == 1)
-                     & (np.bincount(machine[candidates], minlength=len(caps))[machine[candidates]] == 1))
-            solo = candidates[alone]
-            began[solo[~was_held[solo]]] = now
-            running[solo] = True
-            busy[task[solo]] = True
-            free[machine[solo]] -= demand[solo]
-            for k in candidates[~alone].tolist():
-                i = machine[k]
-                if not busy[task[k]] and demand[k] <= free[i] + slack[i]:
-                    if not was_held[k]:
-                        began[k] = now
+            held = sorted(k for l, ks in run_itv.items() if l > l_min for k in ks)
+            held_set = set(held)
+            scan = set(fresh)
+            scan.update(held)
+            for k in held:
+                i, t = mach[k], tsk[k]
+                running[k] = False
+                busy[t] = False
+                free[i] += dem[k]
+                dirty_m.add(i)
+                dirty_t.add(t)
+            for t in dirty_t:
+                if t in wait_t:
+                    scan.update(wait_t[t])
+            for i in dirty_m:
+                scan.update(room_blocked[i])
+            for k in sorted(scan):
+                t = tsk[k]
+                i = mach[k]
+                if busy[t]:
+                    room_blocked[i].discard(k)
+                elif dem[k] <= free[i] + slack[i]:
                     running[k] = True
-                    busy[task[k]] = True
-                    free[i] -= demand[k]
-            for k in held[~running[held]].tolist():
-                close(k, now)
-            was_held[held] = False
-        if done.all():
+                    busy[t] = True
+                    free[i] -= dem[k]
+                    if k not in held_set:
+                        began[k] = now
+                        heapq.heappush(end_heap, (now + rem[k], k))
+                        count[i] += 1
+                        run_itv.setdefault(itv[k], set()).add(k)
+                        waiting[k] = False
+                        n_wait -= 1
+                        wait_t[t].discard(k)
+                        room_blocked[i].discard(k)
+                else:
+                    room_blocked[i].add(k)
+            for k in held:
+                if not running[k]:
+                    i = mach[k]
+                    rows.append((k, i, began[k], now))
+                    rem[k] -= now - began[k]
+                    count[i] -= 1
+                    run_itv[itv[k]].discard(k)
+                    touched.add(i)
+                    wait(k)
+            fresh.clear()
+            dirty_m.clear()
+            dirty_t.clear()
+        if n_done == n:
             break
-        run = np.flatnonzero(running)
-        upcoming = events[events > now]
-        nxt = float((began[run] + rem[run]).min()) if len(run) else np.inf
-        if len(upcoming):
-            nxt = min(nxt, float(upcoming[0]))
+        while end_heap and not (running[end_heap[0][1]] and began[end_heap[0][1]] + rem[end_heap[0][1]]
+                                == end_heap[0][0]):
+            heapq.heappop(end_heap)
+        nxt = end_heap[0][0] if end_heap else np.inf
+        while next_event < len(events) and events[next_event] <= now:
+            next_event += 1
+        if next_event < len(events):
+            nxt = min(nxt, events[next_event])
         if not np.isfinite(nxt):
             raise RuntimeError("interval_fraction_packing: fractions wait on idle machines (a fraction larger "
                                "than its machine?)")
@@ -287,46 +372,106 @@ def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: n
     caps = np.asarray(capacities, dtype=float)
     order = np.lexsort((np.arange(len(machine)), np.asarray(rank), machine))
     rows: list[tuple[int, int, float, float]] = []
-    bounds = np.searchsorted(machine[order], np.arange(len(caps) + 1))
+    bounds = np.searchsorted(machine[order], np.arange(len(caps) + 1)).tolist()
+    # Everything per machine from whole-array steps, once: a machine's own work is then plain
+    # Python over its items (a plan has ~M machines with a few items each; numpy calls per machine
+    # were most of the cost).
+    dur = np.asarray(duration, dtype=float)[order].tolist()
+    dem = np.asarray(demand, dtype=float)[order].tolist()
+    rel = np.asarray(release, dtype=float)[order].tolist()
+    item = order.tolist()
+    r_order = np.argsort(reserved.machine, kind="stable")
+    r_machine = reserved.machine[r_order]
+    r_bounds = np.searchsorted(r_machine, np.arange(len(caps) + 1)).tolist()
+    r_demand, r_until = reserved.demand[r_order], reserved.until[r_order]
+    cap = caps.tolist()
     for i in range(len(caps)):
-        items = order[bounds[i]:bounds[i + 1]]
-        if len(items):
-            rows.extend(_preemptive_machine(i, items, np.asarray(duration, dtype=float)[items],
-                                            np.asarray(demand, dtype=float)[items],
-                                            np.asarray(release, dtype=float)[items], float(caps[i]),
-                                            *reserved.on(i)))
+        a, b = bounds[i], bounds[i + 1]
+        if a < b:
+            c, d = r_bounds[i], r_bounds[i + 1]
+            rows.extend(_preemptive_machine(i, item[a:b], dur[a:b], dem[a:b], rel[a:b], cap[i],
+                                            r_demand[c:d], r_until[c:d]))
     return _pieces(rows, len(machine))
 
 
-def _preemptive_machine(i: int, items: np.ndarray, duration: np.ndarray, demand: np.ndarray, release: np.ndarray,
+_TREE_FROM = 32
+"""Lists at least this long are refilled through a segment tree (:func:`_preemptive_machine`)."""
+
+
+def _preemptive_machine(i: int, items: list[int], duration: list[float], demand: list[float], release: list[float],
                         cap: float, held: np.ndarray, until: np.ndarray) -> list[tuple[int, int, float, float]]:
-    rem = duration.copy()
-    events = np.union1d(release, until)
-    done = np.zeros(len(items), dtype=bool)
+    """One machine of :func:`preemptive_list_packing`: its items in list order (item numbers,
+    durations, demands, releases) and its reservations (*held* room until *until*).
+
+    The refill at each event is the scan from the top of the list. On a long list the items that
+    do not fit are skipped in O(log n) each run of them: a segment tree over the list holds each
+    released, unfinished item's negated demand (others are -inf), and the next item to run is the
+    first after the last one chosen whose demand fits what is left — the same test on the same
+    float values as checking every item in turn (issue 17 item 3: the scan was half of
+    SynchPack-3's planning time). An event then costs O(items chosen · log n), not O(n)."""
+    n = len(items)
+    rem = list(duration)
+    by_release = sorted(range(n), key=release.__getitem__)
+    until_list = until.tolist()
+    events = sorted(set(release).union(until_list))
+    slack = FIT_TOL * max(1.0, cap)
+    tree = MaxTree(np.full(n, -np.inf)) if n >= _TREE_FROM else None
+    active = [False] * n
+    # The reserved room held at a time depends only on how many reservations have ended; summed
+    # as numpy sums it (the same float), once per such count.
+    until_sorted = sorted(until_list)
+    free_at: dict[int, float] = {}
     began: dict[int, float] = {}
     rows: list[tuple[int, int, float, float]] = []
-    now = float(release.min())
-    while not done.all():
+    now = min(release)
+    left, nxt_rel, nxt_ev = n, 0, 0
+    while left:
+        while nxt_rel < n and release[by_release[nxt_rel]] <= now:
+            k = by_release[nxt_rel]
+            if rem[k] is not None:
+                active[k] = True
+                if tree is not None:
+                    tree.set(k, -demand[k])
+            nxt_rel += 1
+        if until_list:
+            ended = bisect.bisect_right(until_sorted, now)
+            free = free_at.get(ended)
+            if free is None:
+                free = free_at[ended] = cap - float(held[until > now].sum())
+        else:
+            free = cap - 0.0
         chosen: list[int] = []
-        free = cap - float(held[until > now].sum())
-        for k in np.flatnonzero(~done & (release <= now)).tolist():
-            if _fits(demand[k], free, cap):
+        if tree is None:
+            for k in range(n):
+                if active[k] and demand[k] <= free + slack:
+                    chosen.append(k)
+                    free -= demand[k]
+        else:
+            k = tree.first_at_least(-(free + slack))
+            while k >= 0:
                 chosen.append(k)
                 free -= demand[k]
-        for k in [k for k in began if k not in chosen]:
-            rows.append((int(items[k]), i, began.pop(k), now))
+                k = tree.first_at_least(-(free + slack), k + 1)
+        keep = set(chosen)
+        for k in [k for k in began if k not in keep]:
+            rows.append((items[k], i, began.pop(k), now))
         for k in chosen:
             began.setdefault(k, now)
-        later = events[events > now]
+        while nxt_ev < len(events) and events[nxt_ev] <= now:
+            nxt_ev += 1
         step = min([rem[k] for k in chosen], default=np.inf)
-        nxt = min(now + step, float(later.min()) if len(later) else np.inf)
+        nxt = min(now + step, events[nxt_ev] if nxt_ev < len(events) else np.inf)
         if not np.isfinite(nxt):
             raise RuntimeError(f"preemptive_list_packing: an item larger than machine {i}")
         for k in chosen:
             rem[k] -= nxt - now
             if rem[k] <= FIT_TOL * max(1.0, duration[k]):
-                done[k] = True
-                rows.append((int(items[k]), i, began.pop(k), nxt))
+                rem[k] = None
+                left -= 1
+                active[k] = False
+                if tree is not None:
+                    tree.set(k, -np.inf)
+                rows.append((items[k], i, began.pop(k), nxt))
         now = nxt
     return rows
 
@@ -441,31 +586,73 @@ def left_shift(machine: np.ndarray, start: np.ndarray, end: np.ndarray, task: np
     of its task runs (*reserved* room counts as used). Returns the new start times (durations are kept). No piece ends later than
     before: the pieces already placed use, at any time in a piece's old slot, a subset of what
     they used there before, so the old slot always remains feasible.
+
+    Implementation: the candidate times are the release, the machine's breakpoints and the ends of
+    the task's pieces before the old start, tried in increasing order. A candidate whose window
+    meets a too-full stretch of the profile, or a piece of the task, fails, and so does every
+    candidate before that stretch's (piece's) end, so the search jumps there. Profiles are sorted
+    Python lists (bisect and list insertion), levels summed in the order pieces are placed.
     """
     caps = np.asarray(capacities, dtype=float)
-    dur = np.asarray(end, dtype=float) - np.asarray(start, dtype=float)
+    dur = (np.asarray(end, dtype=float) - np.asarray(start, dtype=float)).tolist()
     new = np.asarray(start, dtype=float).copy()
-    profiles = [_Profile() for _ in range(len(caps))]
+    starts = new.tolist()
+    mach = np.asarray(machine).tolist()
+    tsk = np.asarray(task).tolist()
+    dem = np.asarray(demand, dtype=float).tolist()
+    rel = np.asarray(release, dtype=float).tolist()
+    cap = caps.tolist()
+    times: list[list[float]] = [[0.0, np.inf] for _ in cap]
+    levels: list[list[float]] = [[0.0] for _ in cap]
     reserved = reserved or Reservations.none()
+
+    def add(ts: list[float], lv: list[float], a: float, b: float, d: float) -> None:
+        for t in (a, b):
+            k = bisect.bisect_left(ts, t)
+            if ts[k] != t:
+                ts.insert(k, t)
+                lv.insert(k, lv[k - 1])
+        for k in range(bisect.bisect_left(ts, a), bisect.bisect_left(ts, b)):
+            lv[k] += d
+
     for i, d, u in zip(reserved.machine.tolist(), reserved.demand.tolist(), reserved.until.tolist()):
-        profiles[i].add(0.0, u, d)
+        add(times[i], levels[i], 0.0, u, d)
     task_runs: dict[int, list[tuple[float, float]]] = {}
     for p in np.lexsort((end, start)).tolist():
-        i, t, d, s0 = int(machine[p]), int(task[p]), float(dur[p]), float(start[p])
-        prof, runs = profiles[i], task_runs.setdefault(t, [])
-        r = float(release[p])
-        cands = np.unique(np.concatenate(([r], prof.times[(prof.times > r) & (prof.times < s0)],
-                                          [e for _, e in runs if r < e < s0])))
-        room = caps[i] - float(demand[p]) + FIT_TOL * max(1.0, caps[i])
-        # Cheap necessary conditions first, for all candidates at once: room at the start itself,
-        # and no run of the task overlapping the window.
-        ok = prof.level[np.searchsorted(prof.times, cands, side="right") - 1] <= room
-        for b, e in runs:
-            ok &= (e <= cands) | (b >= cands + d)
-        c = next((c for c in cands[ok].tolist() if prof.peak(c, c + d) <= room), s0)
-        new[p] = c
-        prof.add(c, c + d, float(demand[p]))
-        runs.append((c, c + d))
+        i, d, s0, r = mach[p], dur[p], starts[p], rel[p]
+        ts, lv, runs = times[i], levels[i], task_runs.setdefault(tsk[p], [])
+        # As computed before: caps[i] - demand + tol, in numpy float64 (same IEEE operations).
+        room = cap[i] - dem[p] + FIT_TOL * max(1.0, cap[i])  # the same float operations as numpy's
+        ends = [e for _, e in runs if r < e < s0]
+        c = r
+        found = s0
+        while True:
+            stop = c + d
+            skip = None
+            for b, e in runs:
+                if e > c and b < stop and (skip is None or e > skip):
+                    skip = e
+            if skip is None:
+                lo = bisect.bisect_right(ts, c) - 1
+                hi = bisect.bisect_left(ts, stop)
+                if max(lv[lo:hi]) <= room:
+                    found = c
+                    break
+                j = hi - 1
+                while lv[j] <= room:
+                    j -= 1
+                skip = ts[j + 1]
+            # the next candidate >= skip (and > c): a breakpoint or a run end in (r, s0)
+            nxt = ts[bisect.bisect_left(ts, skip)]  # > c: skip is beyond c
+            for e in ends:
+                if skip <= e < nxt and e > c:
+                    nxt = e
+            if not (r < nxt < s0):
+                break
+            c = nxt
+        new[p] = found
+        add(ts, lv, found, found + d, dem[p])
+        runs.append((found, found + d))
     return new
 
 
