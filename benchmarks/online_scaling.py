@@ -15,6 +15,23 @@ building sub-instances, committing, the final verify and metrics), and the mean 
 size. Then the growth exponent of each column: the least-squares slope of log(seconds) against
 log(jobs) (1 is linear, 2 quadratic). Nothing asserts a time.
 
+Measured (2-CPU shared machine, the two algorithms' runs side by side, CPU seconds; "before" = the code
+before the issue 17 item 3 rewrite of fifo_packing, preemptive_list_packing and the packing
+sub-instances; at 1,000 jobs measured here the same day, at 3,000 and 10,000 the issue's figures):
+
+    algorithm   jobs   before   after   after: plan / other CPU ms per event, sub-instance jobs
+    fifo        1000     70.5     4.6     2.95 / 1.68,  69
+    fifo        3000     533     18.5     4.85 / 1.32, 140
+    fifo       10000       -    118.1     9.58 / 2.23, 343    exponent 1.41
+    synchpack3  1000     20.3     7.7     5.52 / 2.21, 116
+    synchpack3  3000     82.4    30.0     8.27 / 1.75, 152
+    synchpack3 10000      485   334.5    30.71 / 2.74, 228    exponent 1.64
+
+The queue grows with the stream (sub-instance jobs, last column), so every re-plan's cost does
+too. synchpack3's planning per event grows faster than its sub-instance: HiGHS on its LP takes
+3, 40 and 170 ms on 230, 460 and 700 waiting jobs of this workload (the list packing 6, 13 and
+20 ms), so at 10,000 jobs the LP is most of the time.
+
     python benchmarks/online_scaling.py                  # 1,000 and 3,000 jobs
     python benchmarks/online_scaling.py --sizes 1000 3000 10000
 """

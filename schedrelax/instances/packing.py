@@ -288,6 +288,86 @@ class PackingInstance(Instance):
         ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.reserve_until, initial=0.0))), work,
                          "the latest release or reservation end plus every task's longest processing time")
 
+    @classmethod
+    def _from_validated(cls, capacities: np.ndarray, *, weights: np.ndarray, release: np.ndarray,
+                        job_offset: np.ndarray, demand: np.ndarray, place_offset: np.ndarray,
+                        place_machine: np.ndarray, place_time: np.ndarray, reserve_machine: np.ndarray,
+                        reserve_demand: np.ndarray, reserve_until: np.ndarray, name: str = "") -> PackingInstance:
+        """A TRUSTED internal constructor (issue 17 item 3, for the online layer's sub-instances):
+        the instance the public constructor would build from the same values, given as arrays,
+        without the per-task Python validation of ``__post_init__`` — which is most of the cost of
+        a re-plan's sub-instance, built from an instance already validated.
+
+        Explicit placement only (no elsewhere rule): the pairs of task t are
+        ``place_machine[place_offset[t]:place_offset[t+1]]`` with times ``place_time[...]``. The
+        caller guarantees what ``__post_init__`` would check: ``capacities`` a validated
+        instance's; at least one job, each with at least one task and a weight > 0 and finite
+        release >= 0; demands > 0, finite; placement sets non-empty, without repeats, in range,
+        each with a machine that fits the demand; processing times > 0, finite; reservations on
+        valid machines with demand > 0 and until > 0. Two cheap whole-array checks remain (the
+        reservations fit their machines; the horizon), with the public constructor's errors.
+        The jobs and tasks are built as the public constructor leaves them (Python floats, read-only
+        arrays, tuples), so the instance equals, field by field, ``PackingInstance(capacities,
+        jobs, name, reservations)`` (tests/online/test_trusted_instance.py). Not for user input.
+        """
+        self = object.__new__(cls)
+        sets = object.__setattr__
+        caps = capacities
+        M = len(caps)
+        place_offset = ck.readonly(np.asarray(place_offset, dtype=np.int64))
+        place_machine = ck.readonly(np.asarray(place_machine, dtype=np.int64))
+        place_time = ck.readonly(np.asarray(place_time, dtype=float))
+        weights = ck.readonly(np.asarray(weights, dtype=float))
+        release = ck.readonly(np.asarray(release, dtype=float))
+        job_offset = ck.readonly(np.asarray(job_offset, dtype=np.int64))
+        demand = ck.readonly(np.asarray(demand, dtype=float))
+        rm = ck.readonly(np.asarray(reserve_machine, dtype=np.int64))
+        rd = ck.readonly(np.asarray(reserve_demand, dtype=float))
+        ru = ck.readonly(np.asarray(reserve_until, dtype=float))
+        held = np.bincount(rm, weights=rd, minlength=M)
+        over = held > caps * (1.0 + RESERVATION_TOL)
+        if over.any():
+            i = int(np.flatnonzero(over)[0])
+            raise InstanceError(f"machine {i}: reservations hold {held[i]:g} of the resource at time 0, more than "
+                                f"its capacity {caps[i]:g}")
+        n_jobs, n_tasks = len(weights), len(demand)
+        po, dl = place_offset.tolist(), demand.tolist()
+        tasks = [PackingTask(dl[t], place_machine[po[t]:po[t + 1]], place_time[po[t]:po[t + 1]])
+                 for t in range(n_tasks)]
+        jo, wl, rl = job_offset.tolist(), weights.tolist(), release.tolist()
+        jobs = tuple(PackingJob(tuple(tasks[jo[j]:jo[j + 1]]), wl[j], rl[j]) for j in range(n_jobs))
+        sets(self, "capacities", caps)
+        sets(self, "jobs", jobs)
+        sets(self, "name", name)
+        sets(self, "reservations", tuple(Reservation(m, a, u) for m, a, u in zip(rm.tolist(), rd.tolist(),
+                                                                                   ru.tolist())))
+        sets(self, "reserve_machine", rm)
+        sets(self, "reserve_demand", rd)
+        sets(self, "reserve_until", ru)
+        sets(self, "weights", weights)
+        sets(self, "release", release)
+        sets(self, "job_offset", job_offset)
+        sets(self, "task_job", ck.readonly(np.repeat(np.arange(n_jobs), np.diff(job_offset))))
+        sets(self, "demand", demand)
+        sets(self, "explicit_offset", place_offset)
+        sets(self, "explicit_task", ck.readonly(np.repeat(np.arange(n_tasks), np.diff(place_offset))))
+        sets(self, "explicit_machine", place_machine)
+        sets(self, "explicit_time", place_time)
+        sets(self, "elsewhere_time", ck.readonly(np.full(n_tasks, np.inf)))
+        sets(self, "elsewhere_count", ck.readonly(np.zeros(n_tasks, dtype=np.int64)))
+        reserved = np.zeros(M, dtype=bool)
+        reserved[rm] = True
+        mc, cc, co, cm = _machine_classes(caps, reserved)
+        sets(self, "machine_class", ck.readonly(mc))
+        sets(self, "class_capacity", ck.readonly(cc))
+        sets(self, "class_offset", ck.readonly(co))
+        sets(self, "class_member", ck.readonly(cm))
+        with np.errstate(over="ignore"):
+            work = float(np.sum(np.maximum.reduceat(place_time, po[:-1]))) if n_tasks else 0.0
+        ck.check_horizon(max(float(np.max(release)), float(np.max(ru, initial=0.0))), work,
+                         "the latest release or reservation end plus every task's longest processing time")
+        return self
+
     @property
     def n_jobs(self) -> int:
         return len(self.jobs)

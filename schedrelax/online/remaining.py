@@ -27,6 +27,13 @@ about its machines (related ready times, packing reservations) and what was comm
 A job counts as arrived when its release is within round-off of ``now``; its sub-instance release
 is what is left of it (max(0, release − origin) and so on), never rounded down to the clock's 0.
 
+Packing times on a grid stay on it: when every release, reservation end and processing time of the
+instance is the float nearest some k/q (q <= 1000, the packing MIP's grid), a release or
+reservation end x shifted to a clock origin ``now`` that is on the same grid is the float nearest
+the exact difference (:func:`shift_clock`), not the float difference x − now, which can miss the
+grid by an ulp of the operands (1.97 − 1.4 = 0.5700000000000001) and make the time-indexed MIP
+refuse a sub-instance of an instance it accepts.
+
 :class:`Remaining` maps the plan of the sub-instance back to the original jobs, tasks and clock.
 """
 
@@ -42,8 +49,6 @@ from schedrelax.instances import (
     Instance,
     MalleableInstance,
     PackingInstance,
-    PackingJob,
-    PackingTask,
     RelatedInstance,
     RelatedJob,
 )
@@ -57,6 +62,47 @@ finished (solver and float round-off of the plans; the verifier's own tolerance 
 relative to the work too), plus for a malleable job the round-off of its pieces' time stamps
 (:func:`schedrelax.schedules.stamp_round_off`, as the verifier). Never relative to max(1, size):
 a job of 1e-9 work has not been done because less than 1e-9 of it is left before it ran."""
+
+
+GRID_LIMIT = 10**6
+"""The largest common denominator :func:`data_grid` reports."""
+
+
+def data_grid(values: np.ndarray) -> int | None:
+    """The least Q <= :data:`GRID_LIMIT` such that every one of *values* is the float nearest some
+    k/Q with each value's own denominator at most the packing MIP's ``MAX_DENOMINATOR``; None
+    if there is none (data off every such grid)."""
+    import math
+    from fractions import Fraction
+
+    from schedrelax.models.packing_mip import MAX_DENOMINATOR
+
+    q = 1
+    for v in np.unique(np.asarray(values, dtype=float)).tolist():
+        f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
+        if float(f) != v:
+            return None
+        q = math.lcm(q, f.denominator)
+        if q > GRID_LIMIT:
+            return None
+    return q
+
+
+def shift_clock(x: np.ndarray, now: float, grid: int | None) -> np.ndarray:
+    """x − now, except that where both x and *now* are the floats nearest k/grid and k'/grid, the
+    float nearest (k − k')/grid (the exact difference of the numbers the data stand for; it differs
+    from the float difference by at most a few ulps of the operands)."""
+    x = np.asarray(x, dtype=float)
+    out = x - now
+    if grid is None or not len(x):
+        return out
+    kn = round(now * grid)
+    if kn / grid != now:
+        return out
+    kx = np.rint(x * grid)
+    on = kx / grid == x
+    out[on] = (kx[on] - kn) / grid
+    return out
 
 
 _COLUMNS = ("job", "task", "machine", "start", "end", "rate")
@@ -144,13 +190,15 @@ class Remaining:
     """A sub-instance at time ``now``: ``job_map[j']`` is the original job of sub-job j' (the
     global job index for malleable instances); ``task_map[g']`` the original global task of
     sub-task g' (packing, related; None for malleable); sub-instance time τ is original time
-    ``origin`` + τ (module docstring)."""
+    ``origin`` + τ (module docstring), computed on the data's *grid* where there is one
+    (:func:`shift_clock`, so a time on it goes there and back exactly)."""
 
     instance: Instance
     now: float
     job_map: np.ndarray
     task_map: np.ndarray | None
     origin: float
+    grid: int | None = None
 
     def to_original(self, s: Schedule, original: Instance) -> Schedule:
         """The plan *s* of the sub-instance in the original instance's indices and clock."""
@@ -160,7 +208,7 @@ class Remaining:
             g = self.task_map[self.instance.job_offset[s.job] + s.task]
             job = original.task_job[g]
             task = g - original.job_offset[job]
-        start, end = s.start + self.origin, s.end + self.origin
+        start, end = shift_clock(s.start, -self.origin, self.grid), shift_clock(s.end, -self.origin, self.grid)
         # A piece a few ulps long on the sub-instance's clock can round to zero length on the
         # original one, where it does no work at all: it is left out, not kept as an empty piece.
         # A job whose whole plan vanishes so is too short for the clock it runs on: say so.
@@ -299,6 +347,8 @@ class _PackingWork:
         self.pending = np.ones(inst.n_tasks, dtype=bool)
         self.tasks_left = np.diff(inst.job_offset)
         self.by_release = np.argsort(inst.release, kind="stable")
+        self.grid = data_grid(np.r_[inst.release, inst.reserve_until, inst.explicit_time,
+                                    inst.elsewhere_time[np.isfinite(inst.elsewhere_time)]])
         self.arrived = 0
         self.open: set[int] = set()
         self.asked = -np.inf
@@ -337,34 +387,54 @@ class _PackingWork:
             self.arrived += 1
         if not self.open:
             return None
+        return self.build(now, running, keep_machine)
+
+    def build(self, now: float, running: dict[str, np.ndarray], keep_machine: bool) -> Remaining:
+        """The sub-instance of the open jobs at *now* from the current state, in whole-array steps
+        and through the trusted :meth:`PackingInstance._from_validated`: its values all come from
+        the validated instance (issue 17 item 3; per-task validation was most of a re-plan's
+        simulator time). Equal, field by field, to the public constructor's instance of the same
+        jobs (tests/online/test_trusted_instance.py)."""
+        inst = self.inst
         # Whatever still holds room after now, however briefly, is reserved: the sub-plan may start
         # at its time 0, and any overlap with dropped room would be a real overload.
         held = inst.reserve_until > now
-        reservations = [(int(i), float(a), float(e - now)) for i, a, e in
-                        zip(np.r_[inst.reserve_machine[held], running["machine"]],
-                            np.r_[inst.reserve_demand[held], running["rate"]],
-                            np.r_[inst.reserve_until[held], running["end"]])]
-        frac, pending, offset = self.frac, self.pending, self.offset
-        jobs, task_map = [], []
-        job_map = sorted(self.open)
-        for j in job_map:
-            tasks = []
-            for t in range(inst.job_offset[j], inst.job_offset[j + 1]):
-                if not pending[t]:
-                    continue
-                place, times = self.machine[offset[t]:offset[t + 1]], self.time[offset[t]:offset[t + 1]]
-                share = 1.0 - frac[t]
-                if keep_machine and frac[t] > 0:
-                    k = int(np.flatnonzero(place == self.last_machine[t])[0])
-                    place, times = place[k:k + 1], times[k:k + 1]
-                tasks.append(PackingTask(demand=float(inst.demand[t]), placement=place,
-                                         processing_time=times * share))
-                task_map.append(t)
-            jobs.append(PackingJob(tasks=tuple(tasks), weight=float(inst.weights[j]),
-                                   release=max(0.0, float(release[j]) - now)))
-        sub = PackingInstance(capacities=inst.capacities, jobs=tuple(jobs), name=f"{inst.name} @ {now:g}",
-                              reservations=reservations)
-        return Remaining(sub, now, np.array(job_map, dtype=np.int64), np.array(task_map, dtype=np.int64), now)
+        r_machine = np.r_[inst.reserve_machine[held], running["machine"]].astype(np.int64)
+        r_demand = np.r_[inst.reserve_demand[held], running["rate"]].astype(float)
+        r_until = shift_clock(np.r_[inst.reserve_until[held], running["end"]], now, self.grid)
+        job_map = np.array(sorted(self.open), dtype=np.int64)
+        # The tasks of the open jobs, job by job, then the pending ones.
+        first, count = inst.job_offset[job_map], np.diff(inst.job_offset)[job_map]
+        tasks, owner = _ranges(first, count)
+        keep = self.pending[tasks]
+        task_map, owner = tasks[keep], owner[keep]
+        job_offset = np.zeros(len(job_map) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(owner, minlength=len(job_map)), out=job_offset[1:])
+        # Their placement pairs; a task cut with keep_machine keeps only the machine it ran on.
+        pairs, which = _ranges(self.offset[task_map], np.diff(self.offset)[task_map])
+        frac = self.frac[task_map]
+        if keep_machine:
+            cut = frac[which] > 0
+            pairs_keep = ~cut | (self.machine[pairs] == self.last_machine[task_map][which])
+            pairs, which = pairs[pairs_keep], which[pairs_keep]
+        share = 1.0 - frac
+        place_offset = np.zeros(len(task_map) + 1, dtype=np.int64)
+        np.cumsum(np.bincount(which, minlength=len(task_map)), out=place_offset[1:])
+        sub = PackingInstance._from_validated(
+            inst.capacities, weights=inst.weights[job_map], release=np.maximum(0.0, shift_clock(inst.release[job_map], now, self.grid)) + 0.0,
+            job_offset=job_offset, demand=inst.demand[task_map], place_offset=place_offset,
+            place_machine=self.machine[pairs], place_time=self.time[pairs] * share[which],
+            reserve_machine=r_machine, reserve_demand=r_demand, reserve_until=r_until,
+            name=f"{inst.name} @ {now:g}")
+        return Remaining(sub, now, job_map, task_map, now, self.grid)
+
+
+def _ranges(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The concatenated ranges first[k] .. first[k] + count[k] - 1, and the k of each entry."""
+    owner = np.repeat(np.arange(len(count)), count)
+    start = np.zeros(len(count), dtype=np.int64)
+    np.cumsum(count[:-1], out=start[1:])
+    return (np.arange(len(owner)) - start[owner] + np.asarray(first, dtype=np.int64)[owner]).astype(np.int64), owner
 
 
 def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | None:

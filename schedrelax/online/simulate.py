@@ -29,7 +29,9 @@ to the next is not done: the sub-instances differ in their jobs, not only in the
 Cost per event (issue 17 item 3). The committed pieces are kept as a list of parts and joined
 once, at the end; packing sub-instances come from per-task state updated as parts are committed
 (:class:`~schedrelax.online.remaining.RemainingWork`), so the simulator's own work at an event
-grows with the sub-instance, not with the number of events before it. Every plan is still
+grows with the sub-instance, not with the number of events before it; a packing sub-instance is
+built in whole-array steps through the trusted ``PackingInstance._from_validated`` (its values
+all come from the validated instance), not re-validated task by task. Every plan is still
 verified against its sub-instance (inside ``run``): that check costs what the plan holds (about
 3% of an event for ``synchpack3`` at 1,000 jobs) and names the algorithm and the re-planning time
 of a bad plan, where the final ``verify`` of the composed schedule against the original instance
@@ -38,8 +40,10 @@ of a bad plan, where the final ``verify`` of the composed schedule against the o
 
 from __future__ import annotations
 
+import functools
 import math
 import time
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -73,10 +77,23 @@ def check_inner_algorithm(algorithm: object, shown: str) -> None:
 
 
 def _epoch_ceil(t: float, epoch: float | None) -> float:
-    """The first re-planning time at or after *t*: t itself, or the next multiple of *epoch*."""
+    """The first re-planning time at or after *t*: t itself, or the next multiple of *epoch*.
+
+    The k-th multiple of an epoch that is the float nearest p/q (q <= 1000: 0.7 is 7/10) is the
+    float nearest k·p/q, the number the user means (3 × 0.7 is 2.0999999999999996, off every
+    grid the data may lie on; see remaining.shift_clock); other epochs are multiplied as floats."""
     if epoch is None or not math.isfinite(t):
         return t
-    return math.ceil(t / epoch - _TIME_TOL) * epoch
+    k = math.ceil(t / epoch - _TIME_TOL)
+    p, q = _epoch_fraction(epoch)
+    return k * p / q if q else k * epoch
+
+
+@functools.lru_cache(maxsize=16)
+def _epoch_fraction(epoch: float) -> tuple[int, int]:
+    """(p, q) with *epoch* the float nearest p/q, q <= 1000; (0, 0) if there is none."""
+    f = Fraction(epoch).limit_denominator(1000)
+    return (f.numerator, f.denominator) if float(f) == epoch else (0, 0)
 
 
 def _commit(plan: Schedule, until: float, whole: bool) -> Schedule:
@@ -167,7 +184,7 @@ def simulate(instance: Instance, algorithm: str, *, epoch: float | None = None, 
             running = work.done.running(now)["job"]
             completion = _epoch_ceil(_first_completion(plan, work.done, running, now), epoch)
             if completion <= now + _TIME_TOL * max(1.0, now):
-                completion = now + (epoch or 0.0)
+                completion = _epoch_ceil(now + epoch, epoch) if epoch else now
             until = min(until, completion)
         part = _commit(plan, until, whole)
         if trace:

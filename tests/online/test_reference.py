@@ -14,6 +14,7 @@ a regression test against that independently checked code, not against the new c
 from __future__ import annotations
 
 import gzip
+import importlib
 import json
 from pathlib import Path
 
@@ -23,6 +24,8 @@ import pytest
 from schedrelax import algorithms
 from schedrelax.instances import from_dict
 
+# The module, not the function schedrelax.online exports under the same name.
+simulate_module = importlib.import_module("schedrelax.online.simulate")
 CASES = json.loads(gzip.decompress((Path(__file__).parent / "data" / "online_reference.json.gz").read_bytes()))
 TOL = 1e-9
 
@@ -36,7 +39,12 @@ def _close(a, b) -> bool:
 
 @pytest.mark.parametrize("case", CASES, ids=[f"{i}-{c['instance']['family']}-{c['algorithm']}"
                                              for i, c in enumerate(CASES)])
-def test_same_result_as_the_rebuilding_simulator(case):
+def test_same_result_as_the_rebuilding_simulator(case, monkeypatch):
+    # The reference was recorded with epoch boundaries k × epoch multiplied as floats (3 × 0.7 =
+    # 2.0999999999999996); the simulator now takes the float nearest k·p/q (2.1; see
+    # test_shift_clock.py). The comparison runs with the recorded boundaries: the subject here is
+    # the incremental bookkeeping, not the boundary arithmetic.
+    monkeypatch.setattr(simulate_module, "_epoch_fraction", lambda epoch: (0, 0))
     inst = from_dict(case["instance"])
     r = algorithms.run(f"online:{case['algorithm']}", inst, params={**case["params"], "bound": False})
     s, want = r.schedule, case["pieces"]
