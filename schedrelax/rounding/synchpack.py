@@ -431,6 +431,16 @@ def lp3_rank(instance: PackingInstance, sol: LP3Solution) -> np.ndarray:
     return job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
 
 
+def dedicated_time(instance: PackingInstance) -> np.ndarray:
+    """On a dedicated instance (:func:`~schedrelax.models.synchpack_lp.dedicated_machine` is not
+    None), each task's time on its one usable machine: its explicit time there, or its elsewhere
+    time when the rule supplies the machine (``instance.time_on(t, machine[t])`` for every t)."""
+    usable = np.flatnonzero(instance.demand[instance.explicit_task] <= instance.capacities[instance.explicit_machine])
+    ptime = np.array(instance.elsewhere_time, dtype=float)
+    ptime[instance.explicit_task[usable]] = instance.explicit_time[usable]
+    return ptime
+
+
 def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     """Step 2 of SynchPack-3 (paper 003 §5.2): jobs in non-decreasing LP3 completion time (ties by
     index, eq. 21); on each machine its tasks in that order (a job's tasks by index), packed by
@@ -443,7 +453,7 @@ def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     rank = lp3_rank(instance, sol)
     machine = dedicated_machine(instance)
     if machine is not None:
-        ptime = np.array([instance.time_on(t, int(i)) for t, i in enumerate(machine.tolist())])
+        ptime = dedicated_time(instance)
     else:
         machine, ptime = earliest_finish_machines(instance, rank)
     packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],

@@ -210,3 +210,19 @@ def test_lp3_by_interior_point_and_by_simplex_reach_the_same_optimum_and_schedul
     verify(inst, by_default.schedule)
     assert by_default.objective == by_simplex.objective
     assert by_default.lower_bound <= by_default.objective <= 4 * by_default.lower_bound
+
+
+def test_dedicated_time_is_each_tasks_time_on_its_machine():
+    from schedrelax.models.synchpack_lp import dedicated_machine
+    from schedrelax.rounding.synchpack import dedicated_time
+
+    cases = [synchpack(s, machines=6, n_jobs=10, tasks_per_job=(1, 4), alpha=None, local_machines=1) for s in range(5)]
+    # The elsewhere rule supplying the one usable machine: machine 2 is the only one that fits.
+    cases.append(PackingInstance(capacities=[0.5, 0.5, 2.0], jobs=(
+        PackingJob(tasks=(PackingTask(1.0, [], [], elsewhere_time=3.0), PackingTask(0.25, [1], 2.5))),
+        PackingJob(tasks=(PackingTask(1.5, [0], 7.0, elsewhere_time=4.0),)))))
+    for inst in cases:
+        machine = dedicated_machine(inst)
+        assert machine is not None
+        want = [inst.time_on(t, int(i)) for t, i in enumerate(machine.tolist())]
+        assert dedicated_time(inst).tolist() == want
