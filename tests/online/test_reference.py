@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import gzip
 import importlib
+import importlib.metadata
 import json
 from pathlib import Path
 
@@ -26,6 +27,11 @@ from schedrelax.instances import from_dict
 
 # The module, not the function schedrelax.online exports under the same name.
 simulate_module = importlib.import_module("schedrelax.online.simulate")
+RECORDED_WITH_HIGHS = "1.16.0"
+"""The highspy the reference was recorded with (session 6's venv). The LP-based algorithms'
+LPs are degenerate, and another HiGHS version may return another optimal vertex, so another
+(equally valid) plan: those cases are compared only under this version (the newest-deps CI
+pass); the floors' pass (HiGHS 1.13.0) skips them, saying so. The other 26 cases run everywhere."""
 CASES = json.loads(gzip.decompress((Path(__file__).parent / "data" / "online_reference.json.gz").read_bytes()))
 TOL = 1e-9
 
@@ -46,6 +52,10 @@ def test_same_result_as_the_rebuilding_simulator(case, monkeypatch):
     # the incremental bookkeeping, not the boundary arithmetic.
     monkeypatch.setattr(simulate_module, "_epoch_fraction", lambda epoch: (0, 0))
     inst = from_dict(case["instance"])
+    installed = importlib.metadata.version("highspy")
+    if algorithms.get(case["algorithm"], inst.family).uses_solver and installed != RECORDED_WITH_HIGHS:
+        pytest.skip(f"{case['algorithm']} solves an LP: recorded with HiGHS {RECORDED_WITH_HIGHS}, whose optimal "
+                    f"vertex HiGHS {installed} need not return")
     r = algorithms.run(f"online:{case['algorithm']}", inst, params={**case["params"], "bound": False})
     s, want = r.schedule, case["pieces"]
     for c in ("job", "task", "machine"):

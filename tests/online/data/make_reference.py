@@ -5,6 +5,8 @@ Run once, with ``python tests/online/data/make_reference.py``, on the simulator 
 the incremental rewrite of issue 17 item 3 (commit 6b30e6c: the committed pieces re-concatenated
 and every sub-instance rebuilt from scratch at each event); it writes ``online_reference.json.gz`` (gzipped: tests/test_schemas.py holds every .json under tests/ to be an instance or schedule file)
 beside itself. Re-running it on the present code would only compare the code with itself.
+Recorded with highspy 1.16.0 (``RECORDED_WITH_HIGHS`` in the test: the LP-based cases depend on
+the solver's choice of optimal vertex).
 """
 
 from __future__ import annotations
