@@ -48,6 +48,21 @@ gigabytes and HiGHS's presolve can run for minutes past a time limit (it does no
 there), while no solver proves such an optimum anyway; the builders refuse up front instead."""
 
 
+MAX_CAPACITY_TERMS = 5_000_000
+"""Most terms the non-preemptive MIP's capacity rows may hold: a start variable of a task p slots
+long is in p of them, so the rows hold Σ (starts × p) terms, which long tasks make far larger
+than the binaries (two tasks of 12,300 and 157 slots: 25k binaries, 3.9 M terms, 2 s to build in
+Pyomo; 10^5 slots took the fuzz run past 24 GB). The builder refuses past this up front."""
+
+
+def _check_terms(count: int, unit: float, slots: int, limit: int) -> None:
+    if count > limit:
+        raise AlgorithmError(
+            f"packing MIP: the time-indexed model's capacity rows would hold {count:,} terms ({slots:,} slots of "
+            f"{unit:g}; each start of a task p slots long is in p rows), more than the limit of "
+            f"{limit:,}; coarser times or shorter tasks make a smaller model")
+
+
 def _check_size(count: int, what: str, unit: float, slots: int) -> None:
     if count > MAX_BINARIES:
         raise AlgorithmError(
@@ -129,7 +144,7 @@ def _free_room(instance: PackingInstance, unit: float, S: int) -> np.ndarray:
 
 
 def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None,
-                            lower_bound: float | None = None) -> pyo.ConcreteModel:
+                            lower_bound: float | None = None, max_terms: int | None = None) -> pyo.ConcreteModel:
     """PRP||Σ w_j C_j (paper 003 §2 and §4) as a time-indexed MIP, exact (see the module docstring).
 
     s[q, t] = 1 if task t(q) starts on machine i(q) at slot t; each task starts once, within its
@@ -137,13 +152,17 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
     C_j >= (start + p) of each of its tasks; minimise Σ w_j C_j (in the instance's time unit).
     *upper_bound* (a known schedule's cost) caps each job's window; *lower_bound* (a value no
     schedule beats, e.g. LP2's optimum) becomes the row ``bound_cut``: Σ w_j C_j >= lower_bound.
+    AlgorithmError past :data:`MAX_BINARIES` binaries or past *max_terms* (at most
+    :data:`MAX_CAPACITY_TERMS`) terms in the capacity rows, before anything is built.
     """
     unit = time_unit(instance)
     qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
     rj = rel[instance.task_job[qt]]
     last = end[instance.task_job[qt]] - qp
-    _check_size(int(np.maximum(last - rj + 1, 0).sum()), "start slots of each task on each machine", unit,
-                int(end.max()))
+    starts = np.maximum(last - rj + 1, 0)
+    _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
+    _check_terms(int((starts * qp).sum()), unit, int(end.max()),
+                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
     vq, vs = flat_ranges(rj, last)
     with without_gc():
         m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")

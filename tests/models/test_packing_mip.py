@@ -170,3 +170,38 @@ def test_a_grid_too_fine_for_a_time_indexed_mip_is_refused_before_building(preem
         PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.001, 250.003]),), release=0.007 * j) for j in range(4)))
     with pytest.raises(AlgorithmError, match="binary variables .* more than the limit of 1,000,000"):
         run("mip", inst, params={"preemptive": preemptive, "time_limit": 3.0})
+
+
+def test_long_tasks_whose_capacity_rows_would_be_huge_are_refused_before_building():
+    # The fuzz run that reached 24 GB: few binaries (one task of 30,000 slots has only the starts
+    # its window allows) but each start of a task p slots long sits in p capacity rows: here
+    # about 3.2e8 terms. Refused up front, naming the terms, not a MemoryError mid-build.
+    from schedrelax.models.packing_mip import MAX_CAPACITY_TERMS, build_nonpreemptive_mip
+
+    inst = PackingInstance(capacities=[613.0], jobs=(
+        PackingJob(tasks=(PackingTask(324.89, [0], 425.0),), weight=77.5),
+        PackingJob(tasks=(PackingTask(441.36, [0], 3980.0), PackingTask(613.0, [0], 978.0),
+                          PackingTask(134.86, [0], 30000.0)), weight=3.53)))
+    with pytest.raises(AlgorithmError, match=f"capacity rows would hold .* terms .* limit of {MAX_CAPACITY_TERMS:,}"):
+        build_nonpreemptive_mip(inst)
+    # A unit of 10: 7 slots; 5 starts x 3 slots + 4 starts x 4 slots = 31 terms.
+    small = PackingInstance(capacities=[1.0], jobs=(
+        PackingJob(tasks=(PackingTask(0.5, [0], 30.0), PackingTask(0.5, [0], 40.0))),))
+    build_nonpreemptive_mip(small, max_terms=31)
+    with pytest.raises(AlgorithmError, match="31 terms .* limit of 30;"):
+        build_nonpreemptive_mip(small, max_terms=30)
+
+
+def test_cpsat_falls_back_to_lp2_or_lp3_when_the_time_indexed_bound_would_not_fit_its_time():
+    # Two tasks of 12,300 and 157 slots (rounded down to whole units for CP-SAT): 3.9 M capacity
+    # terms, about 5 s of Pyomo work, more than a quarter of a 3 s limit; LP2 or LP3 (one usable
+    # machine per task) gives the bound instead.
+    pytest.importorskip("ortools")
+    inst = PackingInstance(capacities=[0.01, 0.01], jobs=(PackingJob(tasks=(
+        PackingTask(0.0001, [0], 12300.0), PackingTask(0.0001, [0], 157.00000000000003)), weight=0.1),))
+    res = run("mip", inst, solver="cpsat", time_limit=3.0)
+    verify(inst, res.schedule)
+    assert res.info["lp_bound_kind"] in ("LP2 optimum (paper 003 §4)", "LP3 optimum (paper 003 §5)")
+    # One machine, both tasks on it at demand 1e-4 of 0.01: they run side by side; the job ends
+    # with the longer one at 12,300, weight 0.1: 1,230, which is also every schedule's least cost.
+    assert res.objective == pytest.approx(1230.0) and res.info["status"] == "optimal"
