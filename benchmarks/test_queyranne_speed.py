@@ -24,10 +24,12 @@ The table of issue #17 (one command, one process per run so that peak RSS is eac
 
     python benchmarks/test_queyranne_speed.py 1000 5000 10000 [--old] [--floor]
 
-prints size, seconds, peak RSS, rounds, rows in the LP at the end and the optimum of the default
-loop (``loop="pool"``: arrays, warm basis, cut pool) and, with ``--old``, of the loop before issue #17
-(``loop="pyomo"``) with the relative difference of the optima; ``--floor`` adds HiGHS's time on the
-pool's final LP alone, solved cold (default options, 600 s limit).
+prints size, seconds, peak RSS, rounds, rows in the LP at the end and the optimum of the loop with
+the fluid cuts as segments (``loop="segments"``, the default from 1,000 jobs), of the cut pool
+(``loop="pool"``: arrays, warm basis, one u_j row per job and fluid cut, idle cuts deleted) and,
+with ``--old``, of the loop before issue #17 (``loop="pyomo"``), each with the relative difference of
+its optimum from the segments loop's; ``--floor`` adds HiGHS's time on each loop's final LP alone,
+solved cold (default options, 600 s limit).
 
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
@@ -131,14 +133,15 @@ def _worker(n, loop, floor):
     from schedrelax.solvers import highs_backend
 
     seen = {}
-    if loop == "pool":
-        init = highs_backend.HighsRowPool.__init__
+    if loop in ("pool", "segments"):
+        cls = highs_backend.HighsRowPool if loop == "pool" else highs_backend.HighsEditableLP
+        init = cls.__init__
 
         def spy(self, *a, **k):
             init(self, *a, **k)
             seen["pool"] = self
 
-        highs_backend.HighsRowPool.__init__ = spy
+        cls.__init__ = spy
     else:
         import pyomo.environ as pyo
 
@@ -157,10 +160,10 @@ def _worker(n, loop, floor):
     row = {"n": n, "loop": loop, "seconds": seconds, "solver_seconds": lp.solve_seconds, "rounds": lp.rounds,
            "converged": lp.converged, "objective": lp.solution.objective,
            "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
-    if loop == "pool":
+    if loop in ("pool", "segments"):
         pool = seen["pool"]
         row["rows"] = int(pool._highs.getNumRow())
-        row["deleted_rows"] = int(pool.deleted_rows)
+        row["deleted_rows"] = int(getattr(pool, "deleted_rows", 0))
         if floor:
             h = highspy.Highs()
             h.setOptionValue("output_flag", False)
@@ -181,10 +184,10 @@ def main(argv):
     import sys
 
     sizes = [int(a) for a in argv if not a.startswith("--")] or [1000, 2000, 5000]
-    loops = ["pool"] + (["pyomo"] if "--old" in argv else [])
+    loops = ["segments", "pool"] + (["pyomo"] if "--old" in argv else [])
     floor = "--floor" in argv
-    print(f"{'n':>7} {'loop':>6} {'seconds':>8} {'solver':>8} {'peak MB':>8} {'rounds':>6} {'rows':>8} "
-          f"{'objective':>20} {'vs old':>9} {'floor s':>8}")
+    print(f"{'n':>7} {'loop':>8} {'seconds':>8} {'solver':>8} {'peak MB':>8} {'rounds':>6} {'rows':>8} "
+          f"{'objective':>20} {'vs seg':>9} {'floor s':>8}")
     for n in sizes:
         out = {}
         for loop in loops:
@@ -192,10 +195,10 @@ def main(argv):
                                   capture_output=True, text=True, check=True)
             row = out[loop] = json.loads(proc.stdout.strip().splitlines()[-1])
             vs = ""
-            if loop == "pyomo":
-                vs = f"{(out['pool']['objective'] - row['objective']) / row['objective']:+.1e}"
+            if loop != "segments":
+                vs = f"{(out['segments']['objective'] - row['objective']) / row['objective']:+.1e}"
             fl = f"{row['floor_seconds']:.1f}" if "floor_seconds" in row else ""
-            print(f"{n:>7} {loop:>6} {row['seconds']:>8.1f} {row['solver_seconds']:>8.1f} {row['peak_rss_mb']:>8.0f} "
+            print(f"{n:>7} {loop:>8} {row['seconds']:>8.1f} {row['solver_seconds']:>8.1f} {row['peak_rss_mb']:>8.0f} "
                   f"{row['rounds']:>6} {row['rows']:>8} {row['objective']:>20.10g} {vs:>9} {fl:>8}"
                   + ("" if row["converged"] else "  NOT CONVERGED"), flush=True)
 

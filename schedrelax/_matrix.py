@@ -168,3 +168,37 @@ def to_pyomo(program: MatrixProgram):
                                                       linear_vars=[columns[k] for k in nz.tolist()]))
     m.layout = program.meta
     return m
+
+
+AT_LOWER, BASIC, AT_UPPER = 0, 1, 2
+"""Basis statuses in an :class:`LPEdit` (HiGHS's numbering): nonbasic at the lower bound, basic,
+nonbasic at the upper bound."""
+
+
+@dataclass(frozen=True, eq=False)
+class LPEdit:
+    """Changes to an LP a solver loop holds, for a loop that only ever grows it (no deletion).
+
+    Before the edit the LP has ``n_cols`` columns and ``n_rows`` rows. The edit changes the bounds
+    of existing columns ``bound_cols`` to ``bound_lower``/``bound_upper``, appends columns
+    (``col_lower``/``col_upper``, cost 0) and rows (``row_lower``/``row_upper``), and the
+    nonzeros ``entries = (row, col, value)`` in the indices after the edit; each entry lies in a
+    new row or a new column (existing entries are never changed). ``col_status``/``row_status``
+    are a basis of the edited LP (:data:`BASIC`, :data:`AT_LOWER`, :data:`AT_UPPER` for every
+    column and row), built from the solver's basis before the edit so that the edited LP's dual
+    simplex starts where the last solve ended; ``cuts`` counts the cuts the edit adds.
+    """
+
+    n_cols: int
+    n_rows: int
+    bound_cols: np.ndarray
+    bound_lower: np.ndarray
+    bound_upper: np.ndarray
+    col_lower: np.ndarray
+    col_upper: np.ndarray
+    row_lower: np.ndarray
+    row_upper: np.ndarray
+    entries: tuple[np.ndarray, np.ndarray, np.ndarray]
+    col_status: np.ndarray
+    row_status: np.ndarray
+    cuts: int = 0

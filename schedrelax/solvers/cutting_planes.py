@@ -183,3 +183,45 @@ def cutting_planes_rows(
     return CuttingPlaneResult(result, rounds, cuts_added, False, pool.builds, time.perf_counter() - start,
                               solve_seconds, pool.x[:n] if pool.x is not None else None, pool.n_rows,
                               pool.deleted_rows)
+
+
+def cutting_planes_edits(
+    program,
+    separation: Callable[[object, object, object], object],
+    solver: str = "highs",
+    *,
+    max_rounds: int = 100,
+    time_limit: float | None = None,
+    threads: int | None = None,
+    **options,
+) -> CuttingPlaneResult:
+    """The cutting-plane loop for cuts that also change the LP's existing columns (HiGHS only).
+
+    ``separation(x, col_status, row_status)`` gets the last solution (every column) and its basis
+    and returns a :class:`schedrelax._matrix.LPEdit` (which carries the basis to restart from),
+    or None when nothing is violated (then the loop has converged). Nothing is ever deleted.
+    """
+    from schedrelax.solvers.highs_backend import HighsEditableLP
+
+    if solver.partition(":")[0] != "highs":
+        raise ValueError(f"cutting_planes_edits needs HiGHS (it edits the LP in place), got {solver!r}")
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    start = time.perf_counter()
+    lp = HighsEditableLP(program, solver, time_limit=time_limit, mip_gap=None, threads=threads, options=options)
+    n = program.n_cols
+    cuts_added = 0
+    solve_seconds = 0.0
+    for rounds in range(1, max_rounds + 1):
+        result = lp.solve()
+        solve_seconds += result.solve_seconds
+        if result.status is not SolveStatus.OPTIMAL:
+            break
+        edit = separation(lp.x, *lp.basis())
+        if edit is None:
+            return CuttingPlaneResult(result, rounds, cuts_added, True, lp.builds, time.perf_counter() - start,
+                                      solve_seconds, lp.x[:n], lp.n_rows, 0)
+        lp.apply(edit)
+        cuts_added += edit.cuts
+    return CuttingPlaneResult(result, rounds, cuts_added, False, lp.builds, time.perf_counter() - start,
+                              solve_seconds, lp.x[:n] if lp.x is not None else None, 0, 0)

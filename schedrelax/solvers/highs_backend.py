@@ -509,3 +509,60 @@ class HighsRowPool(HighsProgramBackend):
         self._status, self._unset = (col, row), True  # handed over with the next batch, or by solve
         self.deleted_rows += len(dr)
         return len(dr)
+
+
+class HighsEditableLP(HighsProgramBackend):
+    """HiGHS on a :class:`schedrelax._matrix.MatrixProgram` that a loop grows by
+    :class:`schedrelax._matrix.LPEdit` s (bound changes, new columns and rows), re-solving from the
+    basis each edit carries (the dual simplex then starts where the last solve ended)."""
+
+    persistent = True
+
+    @property
+    def n_rows(self) -> int:
+        return int(self._highs.getNumRow())
+
+    def basis(self) -> tuple[np.ndarray, np.ndarray]:
+        """The statuses of every column and row after the last solve (HiGHS's numbering)."""
+        b = self._highs.getBasis()
+        col, row = b.col_status, b.row_status  # each access converts HiGHS's vector to a new list
+        return (np.array([s.value for s in col], dtype=np.int64).reshape(-1),
+                np.array([s.value for s in row], dtype=np.int64).reshape(-1))
+
+    def apply(self, edit) -> None:
+        """Apply *edit* and hand HiGHS its basis."""
+        start = time.perf_counter()
+        h = self._highs
+        held = (int(h.getNumCol()), int(h.getNumRow()))
+        if held != (edit.n_cols, edit.n_rows):
+            raise ValueError(f"the edit is for an LP of {edit.n_cols} columns and {edit.n_rows} rows; "
+                             f"HiGHS holds {held[0]} and {held[1]}")
+        if len(edit.bound_cols):
+            h.changeColsBounds(len(edit.bound_cols), np.asarray(edit.bound_cols, dtype=np.int32),
+                               np.asarray(edit.bound_lower, dtype=float), np.asarray(edit.bound_upper, dtype=float))
+        r, c, v = (np.asarray(a) for a in edit.entries)
+        old_col = c < edit.n_cols
+        if np.any(old_col & (r < edit.n_rows)):
+            raise ValueError("an LPEdit may not change an existing row's entry on an existing column")
+        q = len(edit.row_lower)
+        if q:  # new rows, with their entries on existing columns
+            rr, cc, vv = r[old_col] - edit.n_rows, c[old_col], v[old_col]
+            order = np.argsort(rr, kind="stable")
+            starts = np.searchsorted(rr[order], np.arange(q)).astype(np.int32)
+            h.addRows(q, np.asarray(edit.row_lower, dtype=float), np.asarray(edit.row_upper, dtype=float), len(rr),
+                      starts, cc[order].astype(np.int32), vv[order].astype(float))
+        k = len(edit.col_lower)
+        if k:  # new columns, with all their entries (in existing and new rows)
+            rr, cc, vv = r[~old_col], c[~old_col] - edit.n_cols, v[~old_col]
+            order = np.argsort(cc, kind="stable")
+            starts = np.searchsorted(cc[order], np.arange(k)).astype(np.int32)
+            h.addCols(k, np.zeros(k), np.asarray(edit.col_lower, dtype=float), np.asarray(edit.col_upper, dtype=float),
+                      len(rr), starts, rr[order].astype(np.int32), vv[order].astype(float))
+        basis = highspy.HighsBasis()
+        basis.col_status = [_STATUSES[s] for s in np.asarray(edit.col_status).tolist()]
+        basis.row_status = [_STATUSES[s] for s in np.asarray(edit.row_status).tolist()]
+        basis.valid = True
+        basis.alien = False
+        if h.setBasis(basis) != highspy.HighsStatus.kOk:
+            raise RuntimeError("HiGHS refused the edit's basis")
+        self._pending_build_seconds += time.perf_counter() - start
