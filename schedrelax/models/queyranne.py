@@ -529,25 +529,43 @@ class QueyranneCuts:
         peak = self._peaks(sep, violated[sep.relative[violated] > self.fluid_tol], self.fluid_cuts)
         return batch, (np.cumsum(d.p[sep.order])[peak] / d.mu).tolist()
 
-    def edit(self, x: np.ndarray, col_status: np.ndarray, row_status: np.ndarray) -> LPEdit | None:
+    def edit(self, x: np.ndarray, col_status: np.ndarray, row_status: np.ndarray,
+             row_dual: np.ndarray) -> LPEdit | None:
         """The same round as :meth:`cut_rows` (same separation, stall rule and cuts of (2)), as an
         :class:`~schedrelax._matrix.LPEdit` for :func:`schedrelax.solvers.cutting_planes.cutting_planes_edits`,
         with the fluid cuts written by :class:`FluidSegments` (one row per cut instead of one per
-        job); None when no cut is due. *x* and the statuses cover every column and row of the LP
-        the loop holds: the program of :func:`lp_schedule_program` with the seed chain
-        (:func:`program_with`), then only what earlier edits of this object added."""
+        job) and its left-out columns priced at the duals *row_dual*; None when no cut is due and
+        no column prices out (then the point is the optimum of the formulation and meets (2)).
+        *x*, the statuses and the duals cover every column and row of the LP the loop holds: the
+        program of :func:`lp_schedule_program` with the seed chain (:func:`program_with`), then
+        only what earlier edits of this object added."""
         x = np.asarray(x, dtype=float)
         batch, times = self._round(x[:self.data.n])
-        if batch is None:
-            return None
         if self._segments is None:
             self._segments = FluidSegments(self.data)
         e = EditBuilder(x, col_status, row_status)
+        priced = self._segments.price(e, row_dual)
+        if batch is None:
+            return e.finish(0) if priced else None
         e.add_cut_rows(batch, self.data.n)
         for t in times:
             if self._segments.add_cut(t, e):
                 self.fluid_cuts_added += 1
         return e.finish(batch.n_rows + len(times))
+
+    def repair(self, col_status: np.ndarray, row_status: np.ndarray) -> LPEdit | None:
+        """After a solve that found the LP infeasible: every column :class:`FluidSegments` left out,
+        as an edit (the full formulation is feasible: LP-Schedule is), or None if none was left
+        out (then the infeasibility is the LP's own)."""
+        if self._segments is None:
+            return None
+        e = EditBuilder(np.zeros(len(col_status)), col_status, row_status)
+        return e.finish(0) if self._segments.add_all(e) else None
+
+    @property
+    def priced_columns(self) -> int:
+        """Columns :meth:`edit`'s pricing added (see :class:`FluidSegments`)."""
+        return self._segments.priced if self._segments is not None else 0
 
     def _dense_rows(self, sep: PrefixViolations, ks) -> CutRows:
         d = self.data
@@ -746,20 +764,37 @@ class FluidSegments:
     change) and new columns take the second; the cuts at later times get the new S. The basis
     carried over keeps every column that was basic basic, so the last basis stays a basis (the
     new rows' slacks and S columns complete it) and only the new cut row is infeasible for the
-    dual simplex. Measured on the benchmark's DAG instances (``dag_instance``, load 2): rows at
-    10,000 jobs 48,000 instead of 400,000+.
+    dual simplex.
+
+    **Columns by pricing.** Most s_jl sit at 0 (segment l wholly after d_j: 92 % of them at 5,000
+    jobs), and every column costs the dual simplex at each pivot. So a column s_jl with lower
+    bound 0 is created only when d_j at the current point is above the segment's start (then s_jl
+    may be positive there); a column left out is s_jl fixed at 0, which makes the LP a
+    *restriction* of the formulation. :meth:`price` restores the guarantee: it computes the reduced
+    cost y_j + (p_j/P) y_l of every column left out (y the row duals of the job row and the segment
+    row) and adds those below −:data:`PRICE_TOL`; when none is, the last basis is optimal for the
+    whole formulation (every left-out column at its bound 0 is dual feasible), and the loop may
+    stop only then. A restriction can also be infeasible (a cut with no room left); the loop then
+    adds every left-out column (:meth:`add_all`). Measured at 5,000 jobs: 277,401 columns without
+    the rule, 41,939 with it (682 of them priced in), 5.7 s -> 3.7 s; at 10,000 jobs 34-43 s -> 22 s.
     """
 
-    def __init__(self, data: ScheduleLPData):
+    PRICE_TOL = 1e-7
+    """A left-out column whose reduced cost is below minus this is added (HiGHS's own dual
+    feasibility tolerance: a column it would count as dual feasible is not added)."""
+
+    def __init__(self, data: ScheduleLPData, *, price: bool = True):
         self.data = data
+        self.pricing = price
         self.half = data.p / (2 * data.mu_j)
         self.dlow = data.lower - self.half
         self.P = float(data.p.sum())
         self.b = [float(self.dlow.min())]
-        self.segs: list[tuple[np.ndarray, np.ndarray, int, int]] = []  # (jobs, columns, S column, S row)
+        self.segs: list[list] = []  # [jobs, columns, S column, S row, mask of jobs with a column]
         self.cut_rows: list[int] = []  # the cut at b[k + 1] (right end of segment k)
         self.a = np.full(data.n, np.inf)
         self.job_row = np.full(data.n, -1, dtype=np.int64)
+        self.priced = 0
 
     def add_cut(self, t: float, e: EditBuilder) -> bool:
         """Add the fluid cut at *t* through *e*; False if *t* needs none (no d_j can be below it,
@@ -768,7 +803,7 @@ class FluidSegments:
         pos = int(np.searchsorted(b, t))
         if t <= b[0] or (pos < len(b) and b[pos] == t):
             return False
-        p = self.data.p
+        p, n = self.data.p, self.data.n
         if pos == len(b):  # a new last segment [b_K, t]
             a, length = b[-1], t - b[-1]
             new = np.flatnonzero((self.dlow < t) & (self.job_row < 0))
@@ -778,17 +813,23 @@ class FluidSegments:
                 self.job_row[new], self.a[new] = rows, a
             jobs = np.flatnonzero(self.job_row >= 0)
             lo = np.clip(self.dlow[jobs] - a, 0.0, length)
+            if self.pricing:  # s_jl may be positive only where d_j is above a (see price)
+                d_now = e.x[jobs] - self.half[jobs]
+                keep = (lo > 0) | (d_now > a)
+                jobs, lo = jobs[keep], lo[keep]
             seg_row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
             cols = e.add_cols(lo, length, AT_LOWER, lo)
             S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
             e.add_entries(np.r_[self.job_row[jobs], np.full(len(jobs), seg_row), seg_row],
                           np.r_[cols, cols, S], np.r_[-np.ones(len(jobs)), -p[jobs] / self.P, 1.0])
-            self.segs.append((jobs, cols, S, seg_row))
+            mask = np.zeros(n, dtype=bool)
+            mask[jobs] = True
+            self.segs.append([jobs, cols, S, seg_row, mask])
             b.append(t)
             k = len(self.segs) - 1
         else:  # split segment pos - 1 = [a, c] at t
             k = pos - 1
-            jobs, cols, S_old, row_old = self.segs[k]
+            jobs, cols, _, _, mask = self.segs[k]
             a, c = b[k], b[pos]
             dl = self.dlow[jobs]
             st, xv = e.col_status[cols], e.x[cols]
@@ -801,15 +842,21 @@ class FluidSegments:
             x1 = np.where(st == AT_LOWER, lo1, np.where(st == AT_UPPER, t - a, np.minimum(xv, t - a)))
             x2 = np.where(st2 == AT_UPPER, c - t, lo2)
             e.x[cols] = x1
+            jobs2 = jobs
+            if self.pricing:  # the second part only where it may be positive (see price)
+                keep = (st2 == AT_UPPER) | (lo2 > 0) | (e.x[jobs] - self.half[jobs] > t)
+                jobs2, lo2, x2, st2 = jobs[keep], lo2[keep], x2[keep], st2[keep]
             seg_row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
             new_cols = e.add_cols(lo2, c - t, AT_LOWER, x2)
             e.col_status[new_cols] = st2
             S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
             later = np.asarray(self.cut_rows[k:], dtype=np.int64)
-            e.add_entries(np.r_[self.job_row[jobs], np.full(len(jobs), seg_row), seg_row, later],
+            e.add_entries(np.r_[self.job_row[jobs2], np.full(len(jobs2), seg_row), seg_row, later],
                           np.r_[new_cols, new_cols, S, np.full(len(later), S)],
-                          np.r_[-np.ones(len(jobs)), -p[jobs] / self.P, 1.0, np.ones(len(later))])
-            self.segs.insert(k + 1, (jobs, new_cols, S, seg_row))
+                          np.r_[-np.ones(len(jobs2)), -p[jobs2] / self.P, 1.0, np.ones(len(later))])
+            mask2 = np.zeros(n, dtype=bool)
+            mask2[jobs2] = True
+            self.segs.insert(k + 1, [jobs2, new_cols, S, seg_row, mask2])
             b.insert(pos, t)
         have = np.flatnonzero(self.a < t)
         rhs = (float(p[have] @ (t - self.a[have])) - self.data.mu * t * t / 2) / self.P
@@ -818,3 +865,43 @@ class FluidSegments:
         e.add_entries(np.full(len(S_cols), row), S_cols, np.ones(len(S_cols)))
         self.cut_rows.insert(k, row)
         return True
+
+    def add_all(self, e: EditBuilder) -> int:
+        """Add (through *e*) every column left out; returns how many. For a restriction that came
+        out infeasible (left-out columns fixed at 0 can leave a cut no room), where there are no
+        duals to price with."""
+        if not self.pricing:
+            return 0
+        return self.price(e, None)
+
+    def price(self, e: EditBuilder, row_dual: np.ndarray | None) -> int:
+        """Add (through *e*) every left-out column s_jl whose reduced cost at the duals *row_dual*
+        of the last solve is below −:data:`PRICE_TOL`; returns how many."""
+        if not self.pricing or not self.segs:
+            return 0
+        y = None if row_dual is None else np.asarray(row_dual, dtype=float)
+        p = self.data.p
+        added = 0
+        for l, seg in enumerate(self.segs):
+            jobs, cols, S, seg_row, mask = seg
+            start = self.b[l]
+            out = np.flatnonzero((self.a <= start) & ~mask)  # jobs with a row and no column here
+            if not len(out):
+                continue
+            if y is None:
+                bad = out
+            else:
+                rc = y[self.job_row[out]] + (p[out] / self.P) * y[seg_row]
+                bad = out[rc < -self.PRICE_TOL]
+            if not len(bad):
+                continue
+            length = self.b[l + 1] - start
+            lo = np.clip(self.dlow[bad] - start, 0.0, length)
+            new_cols = e.add_cols(lo, length, AT_LOWER, lo)
+            e.add_entries(np.r_[self.job_row[bad], np.full(len(bad), seg_row)], np.r_[new_cols, new_cols],
+                          np.r_[-np.ones(len(bad)), -p[bad] / self.P])
+            seg[0], seg[1] = np.r_[jobs, bad], np.r_[cols, new_cols]
+            mask[bad] = True
+            added += len(bad)
+        self.priced += added
+        return added

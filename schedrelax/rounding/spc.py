@@ -98,11 +98,13 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     pool with keep 2 / 4 / None 128 s / 57 s / 74 s, 1.43 / 1.32 / 1.66 GB (keep 2 re-adds cuts).
     ``loop="segments"``: the same separation and cuts of (2), with the fluid cuts written as one
     extended formulation (:class:`~schedrelax.models.queyranne.FluidSegments`: a row per job and
-    two per cut instead of a row per job and cut) and applied as edits by
+    two per cut instead of a row per job and cut; its columns created where they may be nonzero and
+    the rest priced in at each round's duals) and applied as edits by
     :func:`schedrelax.solvers.cutting_planes.cutting_planes_edits` (warm basis, nothing deleted).
-    Measured on the same instances (one run each, shared 2-core machine): 1,000 jobs 0.48 s vs the
-    pool's 0.58 s, 2,000 1.2 s vs 1.5 s, 5,000 7.9 s / 0.49 GB vs 25 s, 10,000 34-43 s / 0.87 GB vs
-    57 s / 1.32 GB; the optima agree to 1e-8 relative. ``loop="auto"`` (the default) takes it from
+    Measured on the benchmark's ``dag_instance`` (one process per run, same machine and session;
+    segments vs pool): 1,000 jobs 0.3 s vs 0.5 s, 2,000 0.5 s vs 1.5 s, 5,000 3.7 s / 276 MB vs
+    11.1 s / 715 MB, 10,000 22.0 s / 435 MB vs 56.1 s / 1,346 MB (48,252 rows vs 540,456); the
+    optima agree to 2.2e-8 relative. ``loop="auto"`` (the default) takes it from
     :data:`SEGMENTS_FROM` jobs on under HiGHS, the pool below (where both take well under a second
     and the pool's results are the ones the online reference test recorded).
     ``loop="pyomo"`` is the loop before issue #17 (Pyomo rows, HiGHS's own basis extension, no
@@ -128,7 +130,7 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
         if seed_chain:
             program = program_with(program, seed_chain_rows(data))
         edited = cutting_planes_edits(program, separation.edit, solver, max_rounds=rounds_limit,
-                                      time_limit=time_limit, **options)
+                                      time_limit=time_limit, repair=separation.repair, **options)
         edited.result.require_optimal()
         C = np.asarray(edited.x[:data.n], dtype=float)
         return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",

@@ -187,19 +187,23 @@ def cutting_planes_rows(
 
 def cutting_planes_edits(
     program,
-    separation: Callable[[object, object, object], object],
+    separation: Callable[[object, object, object, object], object],
     solver: str = "highs",
     *,
     max_rounds: int = 100,
     time_limit: float | None = None,
     threads: int | None = None,
+    repair: Callable[[object, object], object] | None = None,
     **options,
 ) -> CuttingPlaneResult:
     """The cutting-plane loop for cuts that also change the LP's existing columns (HiGHS only).
 
-    ``separation(x, col_status, row_status)`` gets the last solution (every column) and its basis
-    and returns a :class:`schedrelax._matrix.LPEdit` (which carries the basis to restart from),
+    ``separation(x, col_status, row_status, row_dual)`` gets the last solution (every column), its
+    basis and its row duals, and returns a :class:`schedrelax._matrix.LPEdit` (which carries the basis to restart from),
     or None when nothing is violated (then the loop has converged). Nothing is ever deleted.
+    When a solve finds the LP infeasible and ``repair(col_status, row_status)`` returns an edit
+    (a separation that keeps a restriction of its formulation widens it), the edit is applied and
+    the loop goes on; otherwise the loop ends there, not converged.
     """
     from schedrelax.solvers.highs_backend import HighsEditableLP
 
@@ -215,9 +219,14 @@ def cutting_planes_edits(
     for rounds in range(1, max_rounds + 1):
         result = lp.solve()
         solve_seconds += result.solve_seconds
+        if result.status is SolveStatus.INFEASIBLE and repair is not None:
+            widened = repair(*lp.basis())
+            if widened is not None:
+                lp.apply(widened)
+                continue
         if result.status is not SolveStatus.OPTIMAL:
             break
-        edit = separation(lp.x, *lp.basis())
+        edit = separation(lp.x, *lp.basis(), lp.row_dual)
         if edit is None:
             return CuttingPlaneResult(result, rounds, cuts_added, True, lp.builds, time.perf_counter() - start,
                                       solve_seconds, lp.x[:n], lp.n_rows, 0)

@@ -522,6 +522,10 @@ class HighsEditableLP(HighsProgramBackend):
     def n_rows(self) -> int:
         return int(self._highs.getNumRow())
 
+    def _store(self, solution) -> None:
+        super()._store(solution)
+        self.row_dual = np.asarray(solution.row_dual, dtype=float)
+
     def basis(self) -> tuple[np.ndarray, np.ndarray]:
         """The statuses of every column and row after the last solve (HiGHS's numbering)."""
         b = self._highs.getBasis()

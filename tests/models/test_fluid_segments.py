@@ -22,6 +22,7 @@ from schedrelax.models.queyranne import (
 from schedrelax.rounding.spc import solve_lp_schedule
 from schedrelax.solvers import solve_program
 from schedrelax.solvers.highs_backend import HighsEditableLP
+from schedrelax.solvers.result import SolveStatus
 from tests.models.test_queyranne import lp_checks
 from tests.strategies import related_instances
 
@@ -33,15 +34,29 @@ def _times(data, rng, k):
     return np.r_[t, t[:1]]
 
 
-def _segments_optimum(data, times):
+def _segments_optimum(data, times, price=True):
+    """The LP with the fluid cuts at *times* as segments, one edit per time (splits and extensions
+    of what earlier edits added); with *price*, columns left out are priced in until none is."""
     program = lp_schedule_program(data)
     lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
     assert lp.solve().is_optimal
-    seg = FluidSegments(data)
-    for t in times:  # one edit per time: splits and extensions of what earlier edits added
+    seg = FluidSegments(data, price=price)
+    for t in times:
         e = EditBuilder(lp.x, *lp.basis())
         seg.add_cut(float(t), e)
         lp.apply(e.finish(1))
+        result = lp.solve()
+        if result.status is SolveStatus.INFEASIBLE:  # a restriction: widen it (the loop's repair)
+            e = EditBuilder(np.zeros(len(lp.basis()[0])), *lp.basis())
+            assert seg.add_all(e) > 0
+            lp.apply(e.finish(0))
+            result = lp.solve()
+        assert result.is_optimal
+    while True:
+        e = EditBuilder(lp.x, *lp.basis())
+        if not seg.price(e, lp.row_dual):
+            break
+        lp.apply(e.finish(0))
         result = lp.solve()
         assert result.is_optimal
     return result.objective, lp.x[:data.n]
@@ -58,12 +73,13 @@ def _u_rows_optimum(data, times):
     return result.objective
 
 
+@pytest.mark.parametrize("price", [True, False])
 @pytest.mark.parametrize("seed", range(6))
-def test_segments_give_the_fluid_cuts_optimum(seed):
+def test_segments_give_the_fluid_cuts_optimum(seed, price):
     inst = spc_setting(seed, n_jobs=15, tasks_per_job=(1, 6), machines=4, online=seed % 2 == 1, load=1.5)
     data = ScheduleLPData.of(inst)
     times = _times(data, np.random.default_rng(seed), 12)
-    seg, C = _segments_optimum(data, times)
+    seg, C = _segments_optimum(data, times, price)
     assert seg == pytest.approx(_u_rows_optimum(data, times), rel=1e-9)
     # and C meets every fluid cut it was given: Σ p_j (t − d_j)^+ <= μ t²/2
     d = C - data.p / (2 * data.mu_j)
@@ -80,7 +96,7 @@ def test_times_in_one_edit_and_in_many_agree():
     lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
     lp.solve()
     e = EditBuilder(lp.x, *lp.basis())
-    seg = FluidSegments(data)
+    seg = FluidSegments(data, price=False)
     added = [seg.add_cut(float(t), e) for t in times]
     assert not added[-1]  # the repeated time adds nothing
     lp.apply(e.finish(sum(added)))
@@ -141,3 +157,86 @@ def test_segments_loop_on_the_deep_dag_reaches_the_pool_optimum():
     d = ScheduleLPData.of(inst)
     assert queyranne_separation(seg.solution.C, d.p, d.mu_j, d.mu).relative.max() <= 1e-6
     assert seg.solution.objective == pytest.approx(pool.solution.objective, rel=1e-7)
+
+
+def test_without_pricing_a_restriction_can_be_above_the_optimum():
+    """Why pricing is needed: columns left out by the creation rule fix s_jl = 0, which can only
+    raise the LP; priced back in, the optimum is the full formulation's."""
+    worst = 0.0
+    for seed in range(6):
+        inst = spc_setting(seed, n_jobs=15, tasks_per_job=(1, 6), machines=4, online=seed % 2 == 1, load=1.5)
+        data = ScheduleLPData.of(inst)
+        times = _times(data, np.random.default_rng(seed), 12)
+        full, _ = _segments_optimum(data, times, price=False)
+        program = lp_schedule_program(data)
+        lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
+        lp.solve()
+        seg = FluidSegments(data)
+        for t in times:
+            e = EditBuilder(lp.x, *lp.basis())
+            seg.add_cut(float(t), e)
+            lp.apply(e.finish(1))
+            result = lp.solve()
+            if not result.is_optimal:  # infeasible: as far above as a restriction can be
+                assert result.status is SolveStatus.INFEASIBLE
+                worst = np.inf
+                break
+        else:
+            assert result.objective >= full * (1 - 1e-9)
+            worst = max(worst, (result.objective - full) / full)
+    assert worst > 1e-6  # some restriction was strictly above: the pricing test above is not vacuous
+
+
+# --------------------------------------------------------------- the edit loop on a toy LP
+
+def _toy():
+    """min x s.t. x >= 0 (one column, no rows)."""
+    import scipy.sparse as sp
+
+    from schedrelax._matrix import MatrixProgram
+
+    return MatrixProgram("toy", np.array([1.0]), 0.0, sp.csr_array((0, 1)), np.empty(0), np.empty(0),
+                         np.zeros(1), np.full(1, np.inf), {"x": (0, 1)}, {})
+
+
+def _edit(n_cols, n_rows, col_status, row_status, *, cols=(), rows=(), entries=((), (), ())):
+    from schedrelax._matrix import LPEdit
+
+    cols, rows = list(cols), list(rows)
+    return LPEdit(n_cols, n_rows, np.empty(0, np.int64), np.empty(0), np.empty(0),
+                  np.array([c[0] for c in cols]), np.array([c[1] for c in cols]),
+                  np.array([r[0] for r in rows]), np.array([r[1] for r in rows]),
+                  tuple(np.array(a) for a in entries), np.r_[col_status, np.zeros(len(cols), np.int64)],
+                  np.r_[row_status, np.full(len(rows), BASIC)], len(rows))
+
+
+def test_the_edit_loop_repairs_an_infeasible_restriction_and_converges():
+    from schedrelax.solvers.cutting_planes import cutting_planes_edits
+
+    calls = {"separation": 0, "repair": 0}
+
+    def separation(x, cs, rs, dual):
+        calls["separation"] += 1
+        if len(rs) == 0:  # the cut x <= -1 with its slack column left out: infeasible
+            return _edit(len(cs), 0, cs, rs, rows=[(-np.inf, -1.0)], entries=([0], [0], [1.0]))
+        return None
+
+    def repair(cs, rs):
+        calls["repair"] += 1
+        if len(cs) > 1:
+            return None
+        # the left-out column: x - y <= -1, y in [0, 3]
+        return _edit(len(cs), len(rs), cs, rs, cols=[(0.0, 3.0)], entries=([0], [1], [-1.0]))
+
+    out = cutting_planes_edits(_toy(), separation, max_rounds=10, repair=repair)
+    assert out.converged and calls == {"separation": 2, "repair": 1}
+    assert out.result.objective == pytest.approx(0.0) and out.rows == 1
+    no_repair = cutting_planes_edits(_toy(), separation, max_rounds=10)
+    assert not no_repair.converged and no_repair.result.status is SolveStatus.INFEASIBLE
+
+
+def test_an_edit_for_another_lp_is_refused():
+    lp = HighsEditableLP(_toy(), "highs", time_limit=None, mip_gap=None, threads=None, options={})
+    lp.solve()
+    with pytest.raises(ValueError, match="edit is for an LP of 2 columns"):
+        lp.apply(_edit(2, 0, np.zeros(2, np.int64), np.empty(0, np.int64)))
