@@ -240,3 +240,37 @@ def test_an_edit_for_another_lp_is_refused():
     lp.solve()
     with pytest.raises(ValueError, match="edit is for an LP of 2 columns"):
         lp.apply(_edit(2, 0, np.zeros(2, np.int64), np.empty(0, np.int64)))
+
+
+def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch):
+    """price() computes a left-out column's reduced cost as y_j + (p_j/P) y_l; on the columns the
+    LP holds, the same formula must give HiGHS's own column duals."""
+    import schedrelax.rounding.spc as spc
+    from schedrelax.solvers import highs_backend
+
+    seen = {}
+    init = highs_backend.HighsEditableLP.__init__
+    cuts_init = QueyranneCuts.__init__
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        seen["lp"] = self
+
+    def spy_cuts(self, *a, **k):
+        cuts_init(self, *a, **k)
+        seen["cuts"] = self
+
+    monkeypatch.setattr(highs_backend.HighsEditableLP, "__init__", spy)
+    monkeypatch.setattr(QueyranneCuts, "__init__", spy_cuts)
+    inst = spc_setting(1, n_jobs=80, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    lp = spc.solve_lp_schedule(inst, loop="segments")
+    assert lp.converged and lp.fluid_cuts > 0
+    sol = seen["lp"]._highs.getSolution()
+    y, reduced = np.asarray(sol.row_dual), np.asarray(sol.col_dual)
+    seg = seen["cuts"]._segments
+    checked = 0
+    for l, (jobs, cols, _, row, _) in enumerate(seg.segs):
+        formula = y[seg.job_row[jobs]] + seg.data.p[jobs] / seg.P * y[row]
+        np.testing.assert_allclose(formula, reduced[cols], rtol=1e-9, atol=1e-9 * max(1.0, np.abs(reduced).max()))
+        checked += len(cols)
+    assert checked > 100
