@@ -32,7 +32,8 @@ instance is the float nearest some k/q (q <= 1000, the packing MIP's grid), a re
 reservation end x shifted to a clock origin ``now`` that is on the same grid is the float nearest
 the exact difference (:func:`shift_clock`), not the float difference x − now, which can miss the
 grid by an ulp of the operands (1.97 − 1.4 = 0.5700000000000001) and make the time-indexed MIP
-refuse a sub-instance of an instance it accepts.
+refuse a sub-instance of an instance it accepts. With an epoch the grid covers the epoch too (its
+multiples are re-planning times: data on halves and epoch 0.7 give tenths).
 
 :class:`Remaining` maps the plan of the sub-instance back to the original jobs, tasks and clock.
 """
@@ -256,13 +257,15 @@ class RemainingWork:
     derived from all committed pieces at each call (:func:`_malleable`, :func:`_related`).
     """
 
-    def __init__(self, instance: Instance) -> None:
+    def __init__(self, instance: Instance, *, epoch: float | None = None) -> None:
+        """*epoch*: the re-planning epoch, if any; its multiples are re-planning times, so the
+        packing grid (:func:`data_grid`) covers it too when it can."""
         if not isinstance(instance, (MalleableInstance, PackingInstance, RelatedInstance)):
             raise TypeError(f"online re-planning has no rule for the {instance.family} family "
                             "(malleable, packing and related are supported)")
         self.instance = instance
         self.done = Committed()
-        self._packing = _PackingWork(instance) if isinstance(instance, PackingInstance) else None
+        self._packing = _PackingWork(instance, epoch) if isinstance(instance, PackingInstance) else None
 
     def commit(self, part: Schedule) -> None:
         """Add the pieces of *part* (original indices and clock) to what is committed."""
@@ -333,7 +336,7 @@ def _task_index(inst: PackingInstance | RelatedInstance, done: Committed) -> np.
 class _PackingWork:
     """Per-task state of a packing simulation (:class:`RemainingWork`)."""
 
-    def __init__(self, inst: PackingInstance) -> None:
+    def __init__(self, inst: PackingInstance, epoch: float | None = None) -> None:
         self.inst = inst
         self.offset = inst.place_offset
         self.machine = inst.place_machine
@@ -347,8 +350,14 @@ class _PackingWork:
         self.pending = np.ones(inst.n_tasks, dtype=bool)
         self.tasks_left = np.diff(inst.job_offset)
         self.by_release = np.argsort(inst.release, kind="stable")
-        self.grid = data_grid(np.r_[inst.release, inst.reserve_until, inst.explicit_time,
-                                    inst.elsewhere_time[np.isfinite(inst.elsewhere_time)]])
+        data = np.r_[inst.release, inst.reserve_until, inst.explicit_time,
+                     inst.elsewhere_time[np.isfinite(inst.elsewhere_time)]]
+        self.grid = data_grid(data)
+        if epoch is not None:
+            # Re-planning times are then multiples of the epoch as well as data times: 1.5 - 1.4
+            # on the data's grid of halves is 0.10000000000000009, on tenths 0.1. An epoch off
+            # every grid leaves the data's grid (its boundaries then shift as plain floats).
+            self.grid = data_grid(np.r_[data, epoch]) or self.grid
         self.arrived = 0
         self.open: set[int] = set()
         self.asked = -np.inf

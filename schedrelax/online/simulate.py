@@ -148,7 +148,7 @@ def simulate(instance: Instance, algorithm: str, *, epoch: float | None = None, 
     t_start = time.perf_counter()
     release = job_release(instance)
     arrivals = np.unique([_epoch_ceil(float(r), epoch) for r in release])
-    work = RemainingWork(instance)
+    work = RemainingWork(instance, epoch=epoch)
     now = float(arrivals[0])
     plan_seconds: list[float] = []
     plan_cpu = 0.0

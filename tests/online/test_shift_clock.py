@@ -89,3 +89,23 @@ def test_epoch_boundaries_are_the_multiples_the_user_means():
     assert simulate._epoch_ceil(2.1, 0.7) == 2.1  # a boundary is its own ceiling
     assert simulate._epoch_ceil(0.5, np.pi) == np.pi  # no small fraction: multiplied as floats
     assert simulate._epoch_ceil(4.0, np.pi) == 2 * np.pi
+
+
+def test_epoch_boundaries_off_the_datas_grid_still_shift_exactly():
+    """The slow property test's next case: data on halves, epoch 0.7. At the boundary 1.4 the
+    committed task ending at 1.5 left a reservation 1.5 - 1.4 = 0.10000000000000009 long, off
+    every grid the MIP accepts; the grid now covers the epoch (tenths), so it is 0.1."""
+    from schedrelax.online.remaining import RemainingWork
+
+    inst = PackingInstance(capacities=[1.0], jobs=(
+        PackingJob(tasks=(PackingTask(demand=0.5, placement=[0], processing_time=[1.5]),), weight=1.0, release=0.0),
+        PackingJob(tasks=(PackingTask(demand=0.5, placement=[0], processing_time=[0.5]),), weight=1.0, release=1.0)))
+    assert 1.5 - 1.4 == 0.10000000000000009
+    assert RemainingWork(inst)._packing.grid == 2
+    assert RemainingWork(inst, epoch=0.7)._packing.grid == 10
+    assert RemainingWork(inst, epoch=np.pi)._packing.grid == 2  # an epoch off every grid: the data's
+    r = run("online:mip", inst, params={"epoch": 0.7})
+    verify(inst, r.schedule)
+    # by hand: replans at 0 and 1.4; job 0 runs [0, 1.5), job 1 (arrived at 1, waits for the
+    # boundary) starts at 1.4 beside it (demands 0.5 + 0.5 fit) and ends at 1.9
+    assert sorted(r.evaluation.completion.tolist()) == pytest.approx([1.5, 1.9])
