@@ -105,7 +105,12 @@ def test_lp1_with_1e5_variables_builds_in_seconds(benchmark):
 
 def test_synchpack1_rounding_at_100_jobs(benchmark):
     """SynchPack-1's Steps 2-3 on the LP1 (ε = 1) solution, 100 jobs × 10 tasks on 50 machines:
-    the fraction packing, the λ search and the shift back, each timed (issue 17 item 3)."""
+    the fraction packing, the λ search and the shift back, each timed (issue 17 item 3).
+
+    Measured on this 2-core machine (min of 5 runs): 0.98 s before the fraction packing visited
+    only the fractions that may start (packing 0.83 s, best_stretch 0.03 s, left_shift 0.10 s),
+    0.29 s after (packing 0.15 s); on 10 machines 0.23 s -> 0.14 s (packing 0.16 -> 0.06 s,
+    left_shift 0.06 s)."""
     import functools
 
     from schedrelax.models.synchpack_lp import lp1_program

@@ -2,7 +2,9 @@
 :mod:`tests.schedulers._reference_fraction_packing`: :func:`interval_fraction_packing`,
 :func:`left_shift`, :func:`stretched_completion` and :func:`best_stretch` must give the same pieces,
 start times and λ, bit for bit, on random inputs (machines, demands with exact fits, durations,
-intervals in and out of order, releases, reservations) and on the real SynchPack-1 path."""
+intervals in and out of order, releases, reservations; lists shaped like SynchPack-1's, whose
+tasks spread over many machines, for the fraction packing's quiet machines) and on the real
+SynchPack-1 path."""
 
 import functools
 
@@ -14,6 +16,7 @@ from schedrelax.instances.generate import synchpack
 from schedrelax.models.synchpack_lp import lp1_program
 from schedrelax.rounding.slow_motion import Timeline, best_stretch, stretched_completion
 from schedrelax.schedulers.list_packing import (
+    FIT_TOL,
     Reservations,
     interval_fraction_packing,
     left_shift,
@@ -54,6 +57,91 @@ def random_fractions(seed):
 def test_interval_fraction_packing_matches_the_pre_change_version(seed):
     args = random_fractions(seed)
     same_pieces(interval_fraction_packing(*args), ref.interval_fraction_packing(*args))
+
+
+def spread_fractions(seed):
+    """Lists shaped like SynchPack-1's: each task's fractions on distinct machines (one demand per
+    task, so a fraction often waits for its task's other fractions), sorted by interval, task and
+    machine (every 7th list shuffled), up to 20 machines: the preempted fractions sit on many
+    machines, most of them quiet from one decision time to the next. In every 4th list the tasks
+    of lower intervals are released later, so that the least waiting interval also goes down."""
+    rng = np.random.default_rng(50_000 + seed)
+    M = int(rng.integers(2, 21))
+    caps = rng.choice([0.25, 0.5, 1.0, 0.7, 2.0], size=M)
+    T = int(rng.integers(2, 80))
+    if seed % 2:
+        tdem = rng.choice([0.25, 0.5, 0.125, 0.1, 0.2, 0.3, 0.7, 0.05], size=T)
+    else:
+        tdem = rng.random(T) * 0.6 + 0.01
+    trel = rng.choice([0.0, 0.0, 0.0, 1.0, 2.5], size=T) if seed % 3 else np.zeros(T)
+    L = int(rng.integers(1, 9))
+    rows = []
+    first = np.zeros(T)
+    for t in range(T):
+        base = first[t] = int(rng.integers(0, L))
+        for m in rng.choice(M, size=int(rng.integers(1, min(M, 5) + 1)), replace=False).tolist():
+            rows.append((base + int(rng.integers(0, 2)) if rng.random() < 0.5 else base, t, m))
+    rows.sort()
+    if seed % 7 == 0:
+        rng.shuffle(rows)
+    interval, task, machine = (np.array(c) for c in zip(*rows))
+    demand = np.minimum(tdem[task], caps[machine])
+    duration = rng.integers(1, 12, size=len(rows)) / rng.choice([1.0, 3.0, 7.0, 4.0], size=len(rows))
+    res = None
+    if seed % 5 == 0:
+        r = int(rng.integers(1, 5))
+        rm = rng.integers(0, M, size=r)
+        res = Reservations(rm, caps[rm] * rng.choice([0.25, 0.5], size=r), rng.choice([0.5, 1.5, 3.0], size=r))
+    if seed % 4 == 3:
+        late = np.random.default_rng(90_000 + seed).choice([0.5, 1.0, 2.0])
+        trel = (L - 1 - first) * late
+    return machine, duration, demand, task, interval, trel[task], caps, res
+
+
+@pytest.mark.parametrize("seed", range(150))
+def test_interval_fraction_packing_on_spread_tasks_matches_the_pre_change_version(seed):
+    args = spread_fractions(seed)
+    same_pieces(interval_fraction_packing(*args), ref.interval_fraction_packing(*args))
+
+
+def test_interval_fraction_packing_follows_the_float_drift_of_preempted_room():
+    # Machine 0 holds fractions of 0.2 and 0.1 (interval 1) that are preempted and restarted at
+    # every completion on machine 2 while a fraction of interval 0 waits on machine 1. Giving
+    # their room back and taking it again leaves 0.7000000000000001, ...03, ...05: the free room
+    # drifts up by an ulp a scan, so machine 0 never reaches a fixed point, and the fraction
+    # of exactly the room after two scans (plus the slack) starts at t = 2, as the whole-list
+    # scan finds. A machine taken as quiet while its room still drifts would never start it.
+    free = 1.0 - 0.2 - 0.1
+    for _ in range(2):
+        free = ((free + 0.2) + 0.1) - 0.2 - 0.1
+    assert free + FIT_TOL > 1.0 - 0.2 - 0.1 + FIT_TOL
+    machine = np.array([1, 2, 2, 2, 2, 2, 1, 0, 0, 0])
+    interval = np.array([0] * 7 + [1, 1, 1])
+    demand = np.array([1.0] * 7 + [0.2, 0.1, free + FIT_TOL])
+    duration = np.array([10.0] + [1.0] * 6 + [100.0, 100.0, 1.0])
+    args = (machine, duration, demand, np.arange(10), interval, np.zeros(10), np.ones(3), None)
+    new = interval_fraction_packing(*args)
+    same_pieces(new, ref.interval_fraction_packing(*args))
+    assert new.start[new.item == 9].tolist() == [2.0]
+
+
+def test_interval_fraction_packing_restarts_a_task_blocked_until_l_min_went_down():
+    # Task 2 runs r (interval 1) on machine 1 from t = 0; its fraction w (interval 1, before r in
+    # the list) waits on machine 0, blocked by r at t = 1 (l_min = 1: r is not preempted). At
+    # t = 2 a fraction of interval 0 is released: l_min = 0, r is preempted, and w comes first in
+    # the scan and starts (r is cut). The fast scan had left w out while r blocked it: the drop of
+    # l_min must bring it back.
+    machine = np.array([0, 1, 0, 1])
+    task = np.array([0, 1, 2, 2])
+    interval = np.array([0, 0, 1, 1])
+    demand = np.array([1.0, 1.0, 1.0, 0.5])
+    duration = np.array([1.0, 1.0, 1.0, 10.0])
+    release = np.array([0.0, 2.0, 0.0, 0.0])
+    args = (machine, duration, demand, task, interval, release, np.ones(2), None)
+    new = interval_fraction_packing(*args)
+    same_pieces(new, ref.interval_fraction_packing(*args))
+    runs = list(zip(new.item.tolist(), new.start.tolist(), new.end.tolist()))
+    assert runs == [(0, 0.0, 1.0), (1, 2.0, 3.0), (2, 2.0, 3.0), (3, 0.0, 2.0), (3, 3.0, 11.0)]
 
 
 @pytest.mark.parametrize("seed", range(300))
