@@ -703,6 +703,7 @@ class EditBuilder:
         return first + np.arange(q)
 
     def add_entries(self, rows, cols, values) -> None:
+        """Nonzeros (row, column, value) in the indices after the edit; each in a new row or a new column."""
         self.entries.append((np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64),
                              np.asarray(values, dtype=float)))
 
@@ -731,6 +732,7 @@ class EditBuilder:
         self.row_status[rows[batch.tight_rows]] = AT_LOWER
 
     def finish(self, cuts: int) -> LPEdit:
+        """The edit collected so far, adding *cuts* cuts (what the loop counts)."""
         bc = np.fromiter(self.bounds, dtype=np.int64, count=len(self.bounds))
         lo_up = np.array(list(self.bounds.values()), dtype=float).reshape(-1, 2)
         cat = (lambda parts: np.concatenate(parts) if parts else np.empty(0))
