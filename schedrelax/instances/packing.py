@@ -130,6 +130,16 @@ def _machine_classes(caps: np.ndarray, reserved: np.ndarray) -> tuple[np.ndarray
     return machine_class, caps[member[offset[:-1]]], offset, member
 
 
+def _set_machine_classes(instance: PackingInstance, caps: np.ndarray, reserved_machines: np.ndarray) -> None:
+    """Set *instance*'s machine classes (:func:`_machine_classes`; a machine listed in
+    *reserved_machines* is a class of its own); shared by both constructors."""
+    reserved = np.zeros(len(caps), dtype=bool)
+    reserved[reserved_machines] = True
+    for name, value in zip(("machine_class", "class_capacity", "class_offset", "class_member"),
+                           _machine_classes(caps, reserved)):
+        object.__setattr__(instance, name, ck.readonly(value))
+
+
 @dataclass(frozen=True, eq=False)
 class PackingInstance(Instance):
     """Machines with capacities and a tuple of jobs; see the module docstring.
@@ -273,13 +283,7 @@ class PackingInstance(Instance):
         sets(self, "explicit_time", ck.readonly(np.concatenate(times)))
         sets(self, "elsewhere_time", ck.readonly(np.array(elsewhere, dtype=float)))
         sets(self, "elsewhere_count", ck.readonly(np.array(else_count, dtype=np.int64)))
-        reserved = np.zeros(M, dtype=bool)
-        reserved[rm] = True
-        mc, cc, co, cm = _machine_classes(caps, reserved)
-        sets(self, "machine_class", ck.readonly(mc))
-        sets(self, "class_capacity", ck.readonly(cc))
-        sets(self, "class_offset", ck.readonly(co))
-        sets(self, "class_member", ck.readonly(cm))
+        _set_machine_classes(self, caps, rm)
         longest = np.where(np.isfinite(self.elsewhere_time), self.elsewhere_time, 0.0)
         if len(self.explicit_time):
             np.maximum.at(longest, self.explicit_task, self.explicit_time)
@@ -355,13 +359,7 @@ class PackingInstance(Instance):
         sets(self, "explicit_time", place_time)
         sets(self, "elsewhere_time", ck.readonly(np.full(n_tasks, np.inf)))
         sets(self, "elsewhere_count", ck.readonly(np.zeros(n_tasks, dtype=np.int64)))
-        reserved = np.zeros(M, dtype=bool)
-        reserved[rm] = True
-        mc, cc, co, cm = _machine_classes(caps, reserved)
-        sets(self, "machine_class", ck.readonly(mc))
-        sets(self, "class_capacity", ck.readonly(cc))
-        sets(self, "class_offset", ck.readonly(co))
-        sets(self, "class_member", ck.readonly(cm))
+        _set_machine_classes(self, caps, rm)
         with np.errstate(over="ignore"):
             work = float(np.sum(np.maximum.reduceat(place_time, po[:-1]))) if n_tasks else 0.0
         ck.check_horizon(max(float(np.max(release)), float(np.max(ru, initial=0.0))), work,
