@@ -664,13 +664,10 @@ class EditBuilder:
         self.x = np.asarray(x, dtype=float).copy()
         self.col_status = np.asarray(col_status, dtype=np.int64).copy()
         self.row_status = np.asarray(row_status, dtype=np.int64).copy()
-        self.col_lower: list[np.ndarray] = []
-        self.col_upper: list[np.ndarray] = []
-        self.row_lower: list[np.ndarray] = []
-        self.row_upper: list[np.ndarray] = []
+        self.col_lower = self.col_upper = np.empty(0)  # of the new columns
+        self.row_lower = self.row_upper = np.empty(0)  # of the new rows
         self.entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-        self.bounds: dict[int, tuple[float, float]] = {}
-        self._new_lower = self._new_upper = None
+        self.bounds: dict[int, tuple[float, float]] = {}  # new bounds of existing columns
 
     @property
     def n_cols(self) -> int:
@@ -683,22 +680,19 @@ class EditBuilder:
     def add_cols(self, lower, upper, status, value) -> np.ndarray:
         """New columns (cost 0): their bounds, basis statuses and values; returns their indices."""
         lower = np.asarray(lower, dtype=float)
-        k = len(lower)
-        first = self.n_cols
-        self.col_lower.append(lower)
-        self.col_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (k,)).copy())
+        k, first = len(lower), self.n_cols
+        self.col_lower = np.r_[self.col_lower, lower]
+        self.col_upper = np.r_[self.col_upper, np.broadcast_to(np.asarray(upper, dtype=float), (k,))]
         self.col_status = np.r_[self.col_status, np.broadcast_to(status, (k,))]
         self.x = np.r_[self.x, np.broadcast_to(np.asarray(value, dtype=float), (k,))]
-        self._new_lower = None
         return first + np.arange(k)
 
     def add_rows(self, lower, upper, status) -> np.ndarray:
         """New rows (entries through :meth:`add_entries`); returns their indices."""
         lower = np.asarray(lower, dtype=float)
-        q = len(lower)
-        first = self.n_rows
-        self.row_lower.append(lower)
-        self.row_upper.append(np.broadcast_to(np.asarray(upper, dtype=float), (q,)).copy())
+        q, first = len(lower), self.n_rows
+        self.row_lower = np.r_[self.row_lower, lower]
+        self.row_upper = np.r_[self.row_upper, np.broadcast_to(np.asarray(upper, dtype=float), (q,))]
         self.row_status = np.r_[self.row_status, np.broadcast_to(status, (q,))]
         return first + np.arange(q)
 
@@ -709,25 +703,19 @@ class EditBuilder:
 
     def set_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """New bounds for columns, existing or added in this round."""
-        for j, lo, up in zip(np.asarray(cols).tolist(), np.asarray(lower).tolist(), np.asarray(upper).tolist()):
-            if j < self.n_cols0:
-                self.bounds[j] = (lo, up)
-            else:
-                self._new_bounds()
-                self._new_lower[j - self.n_cols0], self._new_upper[j - self.n_cols0] = lo, up
-
-    def _new_bounds(self) -> None:
-        if self._new_lower is None:
-            self._new_lower = np.concatenate(self.col_lower) if self.col_lower else np.empty(0)
-            self._new_upper = np.concatenate(self.col_upper) if self.col_upper else np.empty(0)
-            self.col_lower, self.col_upper = [self._new_lower], [self._new_upper]
+        cols, lower, upper = np.asarray(cols), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        new = cols >= self.n_cols0
+        self.col_lower[cols[new] - self.n_cols0] = lower[new]
+        self.col_upper[cols[new] - self.n_cols0] = upper[new]
+        self.bounds.update(zip(cols[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
 
     def add_cut_rows(self, batch: CutRows, n: int) -> None:
         """A :class:`CutRows` batch (its columns 0..n-1 are the LP's first n), with its warm start."""
+        first = self.n_cols  # the batch numbers its new columns from n; here they start at first
         cols = self.add_cols(batch.col_lower, np.inf, AT_LOWER, batch.col_lower)
         rows = self.add_rows(batch.row_lower, batch.row_upper, BASIC)
         A = batch.A.tocoo()
-        self.add_entries(rows[A.row], np.where(A.col >= n, A.col - n + cols[0] if len(cols) else A.col, A.col), A.data)
+        self.add_entries(rows[A.row], np.where(A.col >= n, A.col - n + first, A.col), A.data)
         self.col_status[cols[batch.basic_cols]] = BASIC
         self.row_status[rows[batch.tight_rows]] = AT_LOWER
 
@@ -735,11 +723,9 @@ class EditBuilder:
         """The edit collected so far, adding *cuts* cuts (what the loop counts)."""
         bc = np.fromiter(self.bounds, dtype=np.int64, count=len(self.bounds))
         lo_up = np.array(list(self.bounds.values()), dtype=float).reshape(-1, 2)
-        cat = (lambda parts: np.concatenate(parts) if parts else np.empty(0))
         r, c, v = ((np.concatenate([e[i] for e in self.entries]) if self.entries else np.empty(0)) for i in range(3))
-        return LPEdit(self.n_cols0, self.n_rows0, bc, lo_up[:, 0], lo_up[:, 1], cat(self.col_lower),
-                      cat(self.col_upper), cat(self.row_lower), cat(self.row_upper), (r, c, v),
-                      self.col_status, self.row_status, cuts)
+        return LPEdit(self.n_cols0, self.n_rows0, bc, lo_up[:, 0], lo_up[:, 1], self.col_lower, self.col_upper,
+                      self.row_lower, self.row_upper, (r, c, v), self.col_status, self.row_status, cuts)
 
 
 class FluidSegments:
@@ -792,11 +778,30 @@ class FluidSegments:
         self.dlow = data.lower - self.half
         self.P = float(data.p.sum())
         self.b = [float(self.dlow.min())]
-        self.segs: list[list] = []  # [jobs, columns, S column, S row, mask of jobs with a column]
+        self.segs: list[_Segment] = []
         self.cut_rows: list[int] = []  # the cut at b[k + 1] (right end of segment k)
         self.a = np.full(data.n, np.inf)
         self.job_row = np.full(data.n, -1, dtype=np.int64)
         self.priced = 0
+
+    def _segment(self, e: EditBuilder, later: np.ndarray) -> _Segment:
+        """A new segment without columns yet: its row S_l − Σ_j (p_j/P) s_jl = 0 (nonbasic) and its
+        column S_l (basic), which also enters the cut rows *later*."""
+        row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
+        S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
+        e.add_entries(np.r_[row, later], np.full(1 + len(later), S), np.ones(1 + len(later)))
+        return _Segment(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), S, row)
+
+    def _columns(self, e: EditBuilder, seg: _Segment, jobs: np.ndarray, lo: np.ndarray, length: float,
+                 value: np.ndarray, status) -> np.ndarray:
+        """Columns s_jl of *seg* for *jobs* (bounds [lo, length], values and basis statuses), in
+        their job rows and the segment's row."""
+        cols = e.add_cols(lo, length, AT_LOWER, value)
+        e.col_status[cols] = status
+        e.add_entries(np.r_[self.job_row[jobs], np.full(len(jobs), seg.row)], np.r_[cols, cols],
+                      np.r_[-np.ones(len(jobs)), -self.data.p[jobs] / self.P])
+        seg.jobs, seg.cols = np.r_[seg.jobs, jobs], np.r_[seg.cols, cols]
+        return cols
 
     def add_cut(self, t: float, e: EditBuilder) -> bool:
         """Add the fluid cut at *t* through *e*; False if *t* needs none (no d_j can be below it,
@@ -805,7 +810,7 @@ class FluidSegments:
         pos = int(np.searchsorted(b, t))
         if t <= b[0] or (pos < len(b) and b[pos] == t):
             return False
-        p, n = self.data.p, self.data.n
+        p = self.data.p
         if pos == len(b):  # a new last segment [b_K, t]
             a, length = b[-1], t - b[-1]
             new = np.flatnonzero((self.dlow < t) & (self.job_row < 0))
@@ -816,22 +821,16 @@ class FluidSegments:
             jobs = np.flatnonzero(self.job_row >= 0)
             lo = np.clip(self.dlow[jobs] - a, 0.0, length)
             if self.pricing:  # s_jl may be positive only where d_j is above a (see price)
-                d_now = e.x[jobs] - self.half[jobs]
-                keep = (lo > 0) | (d_now > a)
+                keep = (lo > 0) | (e.x[jobs] - self.half[jobs] > a)
                 jobs, lo = jobs[keep], lo[keep]
-            seg_row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
-            cols = e.add_cols(lo, length, AT_LOWER, lo)
-            S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
-            e.add_entries(np.r_[self.job_row[jobs], np.full(len(jobs), seg_row), seg_row],
-                          np.r_[cols, cols, S], np.r_[-np.ones(len(jobs)), -p[jobs] / self.P, 1.0])
-            mask = np.zeros(n, dtype=bool)
-            mask[jobs] = True
-            self.segs.append([jobs, cols, S, seg_row, mask])
+            seg = self._segment(e, np.empty(0, dtype=np.int64))
+            self._columns(e, seg, jobs, lo, length, lo, AT_LOWER)
+            self.segs.append(seg)
             b.append(t)
             k = len(self.segs) - 1
         else:  # split segment pos - 1 = [a, c] at t
             k = pos - 1
-            jobs, cols, _, _, mask = self.segs[k]
+            jobs, cols = self.segs[k].jobs, self.segs[k].cols
             a, c = b[k], b[pos]
             dl = self.dlow[jobs]
             st, xv = e.col_status[cols], e.x[cols]
@@ -841,29 +840,19 @@ class FluidSegments:
             # nearest its value (the basis stays block triangular, so it stays a basis)
             st2 = np.where(st == AT_UPPER, AT_UPPER, AT_LOWER)
             st2[(st == BASIC) & (xv > t - a)] = AT_UPPER
-            x1 = np.where(st == AT_LOWER, lo1, np.where(st == AT_UPPER, t - a, np.minimum(xv, t - a)))
+            e.x[cols] = np.where(st == AT_LOWER, lo1, np.where(st == AT_UPPER, t - a, np.minimum(xv, t - a)))
             x2 = np.where(st2 == AT_UPPER, c - t, lo2)
-            e.x[cols] = x1
-            jobs2 = jobs
             if self.pricing:  # the second part only where it may be positive (see price)
                 keep = (st2 == AT_UPPER) | (lo2 > 0) | (e.x[jobs] - self.half[jobs] > t)
-                jobs2, lo2, x2, st2 = jobs[keep], lo2[keep], x2[keep], st2[keep]
-            seg_row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
-            new_cols = e.add_cols(lo2, c - t, AT_LOWER, x2)
-            e.col_status[new_cols] = st2
-            S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
-            later = np.asarray(self.cut_rows[k:], dtype=np.int64)
-            e.add_entries(np.r_[self.job_row[jobs2], np.full(len(jobs2), seg_row), seg_row, later],
-                          np.r_[new_cols, new_cols, S, np.full(len(later), S)],
-                          np.r_[-np.ones(len(jobs2)), -p[jobs2] / self.P, 1.0, np.ones(len(later))])
-            mask2 = np.zeros(n, dtype=bool)
-            mask2[jobs2] = True
-            self.segs.insert(k + 1, [jobs2, new_cols, S, seg_row, mask2])
+                jobs, lo2, x2, st2 = jobs[keep], lo2[keep], x2[keep], st2[keep]
+            seg = self._segment(e, np.asarray(self.cut_rows[k:], dtype=np.int64))
+            self._columns(e, seg, jobs, lo2, c - t, x2, st2)
+            self.segs.insert(k + 1, seg)
             b.insert(pos, t)
         have = np.flatnonzero(self.a < t)
         rhs = (float(p[have] @ (t - self.a[have])) - self.data.mu * t * t / 2) / self.P
         row = int(e.add_rows([rhs], np.inf, BASIC)[0])
-        S_cols = np.array([s[2] for s in self.segs[:k + 1]], dtype=np.int64)
+        S_cols = np.array([seg.S for seg in self.segs[:k + 1]], dtype=np.int64)
         e.add_entries(np.full(len(S_cols), row), S_cols, np.ones(len(S_cols)))
         self.cut_rows.insert(k, row)
         return True
@@ -872,38 +861,38 @@ class FluidSegments:
         """Add (through *e*) every column left out; returns how many. For a restriction that came
         out infeasible (left-out columns fixed at 0 can leave a cut no room), where there are no
         duals to price with."""
-        if not self.pricing:
-            return 0
         return self.price(e, None)
 
     def price(self, e: EditBuilder, row_dual: np.ndarray | None) -> int:
         """Add (through *e*) every left-out column s_jl whose reduced cost at the duals *row_dual*
-        of the last solve is below −:data:`PRICE_TOL`; returns how many."""
-        if not self.pricing or not self.segs:
+        of the last solve is below −:data:`PRICE_TOL` (every left-out column if *row_dual* is
+        None); returns how many."""
+        if not self.pricing:
             return 0
-        y = None if row_dual is None else np.asarray(row_dual, dtype=float)
         p = self.data.p
         added = 0
         for l, seg in enumerate(self.segs):
-            jobs, cols, S, seg_row, mask = seg
             start = self.b[l]
-            out = np.flatnonzero((self.a <= start) & ~mask)  # jobs with a row and no column here
-            if not len(out):
-                continue
-            if y is None:
-                bad = out
-            else:
-                rc = y[self.job_row[out]] + (p[out] / self.P) * y[seg_row]
-                bad = out[rc < -self.PRICE_TOL]
-            if not len(bad):
-                continue
-            length = self.b[l + 1] - start
-            lo = np.clip(self.dlow[bad] - start, 0.0, length)
-            new_cols = e.add_cols(lo, length, AT_LOWER, lo)
-            e.add_entries(np.r_[self.job_row[bad], np.full(len(bad), seg_row)], np.r_[new_cols, new_cols],
-                          np.r_[-np.ones(len(bad)), -p[bad] / self.P])
-            seg[0], seg[1] = np.r_[jobs, bad], np.r_[cols, new_cols]
-            mask[bad] = True
-            added += len(bad)
+            has = np.zeros(self.data.n, dtype=bool)
+            has[seg.jobs] = True
+            out = np.flatnonzero((self.a <= start) & ~has)  # jobs with a row and no column here
+            if row_dual is not None and len(out):
+                rc = row_dual[self.job_row[out]] + (p[out] / self.P) * row_dual[seg.row]
+                out = out[rc < -self.PRICE_TOL]
+            if len(out):
+                lo = np.clip(self.dlow[out] - start, 0.0, self.b[l + 1] - start)
+                self._columns(e, seg, out, lo, self.b[l + 1] - start, lo, AT_LOWER)
+                added += len(out)
         self.priced += added
         return added
+
+
+@dataclass(eq=False)
+class _Segment:
+    """A segment of :class:`FluidSegments`: the jobs with a column s_jl in it and those columns,
+    its column S_l and the row that defines S_l."""
+
+    jobs: np.ndarray
+    cols: np.ndarray
+    S: int
+    row: int

@@ -123,30 +123,23 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
         loop = "segments" if instance.n_jobs >= SEGMENTS_FROM else "pool"
     options = DEVEX if solver.partition(":")[0] == "highs" else {}
     rounds_limit = max_rounds or 10 * instance.n_jobs + 100
-    if loop == "segments" and solver.partition(":")[0] == "highs":
+    if loop in ("segments", "pool") and solver.partition(":")[0] == "highs":
         data = ScheduleLPData.of(instance)
         separation = QueyranneCuts(data, cuts, tol=tol, fluid_cuts=fluid_cuts, fluid_tol=fluid_tol)
         program = lp_schedule_program(data)
-        if seed_chain:
-            program = program_with(program, seed_chain_rows(data))
-        edited = cutting_planes_edits(program, separation.edit, solver, max_rounds=rounds_limit,
-                                      time_limit=time_limit, repair=separation.repair, **options)
-        edited.result.require_optimal()
-        C = np.asarray(edited.x[:data.n], dtype=float)
+        seed = [seed_chain_rows(data)] if seed_chain else []
+        if loop == "segments":  # the seed chain goes into the first solve as part of the program
+            whole = program_with(program, seed[0]) if seed else program
+            looped = cutting_planes_edits(whole, separation.edit, solver, max_rounds=rounds_limit,
+                                          time_limit=time_limit, repair=separation.repair, **options)
+        else:
+            looped = cutting_planes_rows(program, separation.cut_rows, seed, solver, max_rounds=rounds_limit,
+                                         keep=keep, warm=warm, time_limit=time_limit, **options)
+        looped.result.require_optimal()
+        C = np.asarray(looped.x[:data.n], dtype=float)
         return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",
-                                edited.converged and not separation.gave_up, edited.rounds, separation.prefix_cuts,
-                                separation.fluid_cuts_added, time.perf_counter() - start, edited.solve_seconds)
-    if loop == "pool" and solver.partition(":")[0] == "highs":
-        data = ScheduleLPData.of(instance)
-        separation = QueyranneCuts(data, cuts, tol=tol, fluid_cuts=fluid_cuts, fluid_tol=fluid_tol)
-        pooled = cutting_planes_rows(lp_schedule_program(data), separation.cut_rows,
-                                   [seed_chain_rows(data)] if seed_chain else [], solver, max_rounds=rounds_limit,
-                                   keep=keep, warm=warm, time_limit=time_limit, **options)
-        pooled.result.require_optimal()
-        C = np.asarray(pooled.x, dtype=float)
-        return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",
-                                pooled.converged and not separation.gave_up, pooled.rounds, separation.prefix_cuts,
-                                separation.fluid_cuts_added, time.perf_counter() - start, pooled.solve_seconds)
+                                looped.converged and not separation.gave_up, looped.rounds, separation.prefix_cuts,
+                                separation.fluid_cuts_added, time.perf_counter() - start, looped.solve_seconds)
     # Each round adds thousands of Pyomo objects and frees none: the cyclic collector's passes
     # over them would cost more than building them.
     with without_gc():

@@ -89,12 +89,7 @@ def cutting_planes(
         raise TypeError(f"separation must be callable, got {separation!r}")
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not tol >= 0:
         raise ValueError(f"tol must be a number >= 0, got {tol!r}")
-    if (
-        isinstance(max_rounds, bool)
-        or not isinstance(max_rounds, numbers.Integral)
-        or max_rounds < 1
-    ):
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    _check_rounds(max_rounds)
     start = time.perf_counter()
     persistent = PersistentSolver(
         model,
@@ -127,6 +122,18 @@ def cutting_planes(
     )
 
 
+def _check_rounds(max_rounds: object) -> None:
+    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
+        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+
+
+def _check_highs_loop(name: str, why: str, solver: str, max_rounds: object) -> None:
+    """ValueError unless *solver* is HiGHS and *max_rounds* a positive integer (the array loops)."""
+    if solver.partition(":")[0] != "highs":
+        raise ValueError(f"{name} needs HiGHS ({why}), got {solver!r}")
+    _check_rounds(max_rounds)
+
+
 def cutting_planes_rows(
     program,
     separation: Callable[[object], object],
@@ -153,10 +160,7 @@ def cutting_planes_rows(
     """
     from schedrelax.solvers.highs_backend import HighsRowPool
 
-    if solver.partition(":")[0] != "highs":
-        raise ValueError(f"cutting_planes_rows needs HiGHS (it adds and deletes rows itself), got {solver!r}")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    _check_highs_loop("cutting_planes_rows", "it adds and deletes rows itself", solver, max_rounds)
     if keep is not None and (isinstance(keep, bool) or not isinstance(keep, numbers.Integral) or keep < 1):
         raise ValueError(f"keep must be a positive integer or None, got {keep!r}")
     start = time.perf_counter()
@@ -207,10 +211,7 @@ def cutting_planes_edits(
     """
     from schedrelax.solvers.highs_backend import HighsEditableLP
 
-    if solver.partition(":")[0] != "highs":
-        raise ValueError(f"cutting_planes_edits needs HiGHS (it edits the LP in place), got {solver!r}")
-    if isinstance(max_rounds, bool) or not isinstance(max_rounds, numbers.Integral) or max_rounds < 1:
-        raise ValueError(f"max_rounds must be a positive integer, got {max_rounds!r}")
+    _check_highs_loop("cutting_planes_edits", "it edits the LP in place", solver, max_rounds)
     start = time.perf_counter()
     lp = HighsEditableLP(program, solver, time_limit=time_limit, mip_gap=None, threads=threads, options=options)
     n = program.n_cols

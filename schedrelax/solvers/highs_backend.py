@@ -370,6 +370,27 @@ _LOWER = int(highspy.HighsBasisStatus.kLower)
 _STATUSES = [highspy.HighsBasisStatus(i) for i in range(5)]
 
 
+def _read_basis(highs: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:
+    """The column and row statuses of HiGHS's basis as integer arrays (HiGHS's numbering)."""
+    basis = highs.getBasis()
+    col, row = basis.col_status, basis.row_status  # each access converts HiGHS's vector to a new list
+    return (np.array([s.value for s in col], dtype=np.int64).reshape(-1),
+            np.array([s.value for s in row], dtype=np.int64).reshape(-1))
+
+
+def _write_basis(highs: highspy.Highs, col: np.ndarray, row: np.ndarray, what: str) -> None:
+    """Hand HiGHS the basis *col*, *row* (HiGHS's numbering), as a valid, non-alien basis: an alien
+    basis is re-factored and repaired first (0.3 s at 200,000 rows). RuntimeError naming *what*
+    if HiGHS refuses it."""
+    basis = highspy.HighsBasis()
+    basis.col_status = [_STATUSES[v] for v in np.asarray(col).tolist()]
+    basis.row_status = [_STATUSES[v] for v in np.asarray(row).tolist()]
+    basis.valid = True
+    basis.alien = False
+    if highs.setBasis(basis) != highspy.HighsStatus.kOk:
+        raise RuntimeError(f"HiGHS refused {what}")
+
+
 class HighsRowPool(HighsProgramBackend):
     """HiGHS on a :class:`schedrelax._matrix.MatrixProgram` plus cuts given as arrays (a *cut pool*):
     :meth:`add_cuts` appends a batch's new columns and rows (optionally with a warm basis),
@@ -410,27 +431,16 @@ class HighsRowPool(HighsProgramBackend):
     def _basis_arrays(self):
         if self._status is not None:
             return self._status
-        basis = self._highs.getBasis()
-        col = np.fromiter(map(int, basis.col_status), dtype=np.int64, count=len(self._col_group))
-        row = np.fromiter(map(int, basis.row_status), dtype=np.int64, count=len(self._row_group))
-        return col, row
+        return _read_basis(self._highs)
 
     def _set_basis(self, col: np.ndarray, row: np.ndarray) -> None:
-        basis = highspy.HighsBasis()
-        basis.col_status = [_STATUSES[v] for v in col.tolist()]
-        basis.row_status = [_STATUSES[v] for v in row.tolist()]
-        basis.valid = True
-        basis.alien = False  # an alien basis is re-factored and repaired first: 0.3 s at 200,000 rows
-        if self._highs.setBasis(basis) != highspy.HighsStatus.kOk:
-            raise RuntimeError("HiGHS refused the cut pool's basis")
+        _write_basis(self._highs, col, row, "the cut pool's basis")
         self._status = (col, row)
         self._unset = False
 
     def _basis_arrays_fresh(self, cols: int, rows: int):
         """The statuses of the first *cols* columns and *rows* rows, read from HiGHS."""
-        basis = self._highs.getBasis()
-        col = np.fromiter(map(int, basis.col_status), dtype=np.int64, count=len(self._col_group))
-        row = np.fromiter(map(int, basis.row_status), dtype=np.int64, count=len(self._row_group))
+        col, row = _read_basis(self._highs)
         return col[:cols], row[:rows]
 
     def add_cuts(self, batch, *, warm: bool = True) -> None:
@@ -528,10 +538,7 @@ class HighsEditableLP(HighsProgramBackend):
 
     def basis(self) -> tuple[np.ndarray, np.ndarray]:
         """The statuses of every column and row after the last solve (HiGHS's numbering)."""
-        b = self._highs.getBasis()
-        col, row = b.col_status, b.row_status  # each access converts HiGHS's vector to a new list
-        return (np.array([s.value for s in col], dtype=np.int64).reshape(-1),
-                np.array([s.value for s in row], dtype=np.int64).reshape(-1))
+        return _read_basis(self._highs)
 
     def apply(self, edit) -> None:
         """Apply *edit* and hand HiGHS its basis."""
@@ -562,11 +569,5 @@ class HighsEditableLP(HighsProgramBackend):
             starts = np.searchsorted(cc[order], np.arange(k)).astype(np.int32)
             h.addCols(k, np.zeros(k), np.asarray(edit.col_lower, dtype=float), np.asarray(edit.col_upper, dtype=float),
                       len(rr), starts, rr[order].astype(np.int32), vv[order].astype(float))
-        basis = highspy.HighsBasis()
-        basis.col_status = [_STATUSES[s] for s in np.asarray(edit.col_status).tolist()]
-        basis.row_status = [_STATUSES[s] for s in np.asarray(edit.row_status).tolist()]
-        basis.valid = True
-        basis.alien = False
-        if h.setBasis(basis) != highspy.HighsStatus.kOk:
-            raise RuntimeError("HiGHS refused the edit's basis")
+        _write_basis(h, edit.col_status, edit.row_status, "the edit's basis")
         self._pending_build_seconds += time.perf_counter() - start

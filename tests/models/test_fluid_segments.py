@@ -269,8 +269,9 @@ def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch):
     y, reduced = np.asarray(sol.row_dual), np.asarray(sol.col_dual)
     seg = seen["cuts"]._segments
     checked = 0
-    for l, (jobs, cols, _, row, _) in enumerate(seg.segs):
-        formula = y[seg.job_row[jobs]] + seg.data.p[jobs] / seg.P * y[row]
-        np.testing.assert_allclose(formula, reduced[cols], rtol=1e-9, atol=1e-9 * max(1.0, np.abs(reduced).max()))
-        checked += len(cols)
+    for part in seg.segs:
+        formula = y[seg.job_row[part.jobs]] + seg.data.p[part.jobs] / seg.P * y[part.row]
+        np.testing.assert_allclose(formula, reduced[part.cols], rtol=1e-9,
+                                   atol=1e-9 * max(1.0, np.abs(reduced).max()))
+        checked += len(part.cols)
     assert checked > 100
