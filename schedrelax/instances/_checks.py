@@ -242,6 +242,15 @@ def offsets(counts: np.ndarray) -> np.ndarray:
     return out
 
 
+def flat_ranges(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Nested ranges, vectorised: (k repeated, first[k]..last[k]) for every k, flattened (none if first > last)."""
+    first = np.asarray(first, dtype=np.int64)
+    count = np.maximum(np.asarray(last, dtype=np.int64) - first + 1, 0)
+    owner = np.repeat(np.arange(len(first)), count)
+    start = np.cumsum(count) - count
+    return owner, np.arange(int(count.sum())) - np.repeat(start, count) + first[owner]
+
+
 def readonly(arr: np.ndarray) -> np.ndarray:
     """Mark *arr* read-only (instances are immutable all the way down) and return it."""
     arr.setflags(write=False)

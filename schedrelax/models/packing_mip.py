@@ -36,7 +36,8 @@ from pyomo.core.expr.numeric_expr import LinearExpression
 
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import PackingInstance
-from schedrelax.models.synchpack_lp import add_linear_rows, flat_ranges, usable_pairs, without_gc
+from schedrelax.instances._checks import flat_ranges
+from schedrelax.models.synchpack_lp import add_linear_rows, usable_pairs, without_gc
 from schedrelax.schedules import Schedule
 
 MAX_DENOMINATOR = 1000

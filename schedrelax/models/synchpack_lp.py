@@ -57,6 +57,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpressio
 
 from schedrelax._matrix import MatrixProgram, ProgramBuilder, to_pyomo
 from schedrelax.instances import PackingInstance
+from schedrelax.instances._checks import flat_ranges
 
 FORMULATIONS = ("sparse", "plain")
 _TIME_TOL = 1e-9
@@ -197,14 +198,6 @@ def interval_columns(instance: PackingInstance, aggregate: bool) -> Columns:
                    pairs=np.full(n_x + len(pt), -1), row_pair=row_pair, row_owner=row_owner,
                    owner_capacity=np.r_[np.asarray(instance.capacities, dtype=float),
                                         size * instance.class_capacity])
-
-
-def flat_ranges(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Nested ranges, vectorised: (k repeated, first[k]..last[k]) for every k, flattened (none if first > last)."""
-    count = np.maximum(last - first + 1, 0)
-    owner = np.repeat(np.arange(len(first)), count)
-    start = np.cumsum(count) - count
-    return owner, np.arange(int(count.sum())) - np.repeat(start, count) + first[owner]
 
 
 # --------------------------------------------------------------------------------------------
@@ -687,19 +680,28 @@ def _values(var: pyo.Var) -> np.ndarray:
 # LP3
 # --------------------------------------------------------------------------------------------
 
-def dedicated_machine(instance: PackingInstance) -> np.ndarray | None:
-    """Each task's single usable machine (PDP of §5), or None if some task has several."""
+def dedicated_placement(instance: PackingInstance) -> tuple[np.ndarray, np.ndarray] | None:
+    """Each task's single usable machine and its time there (PDP of §5: ``instance.time_on(t,
+    machine[t])``), or None if some task has several."""
     # Counted on the compressed placement: an elsewhere rule over thousands of machines answers
     # None without writing them out.
-    usable = np.flatnonzero(instance.demand[instance.explicit_task] <= instance.capacities[instance.explicit_machine])
-    count = np.bincount(instance.explicit_task[usable], minlength=instance.n_tasks) + instance.elsewhere_count
+    task, mach, time = _explicit_usable(instance)
+    count = np.bincount(task, minlength=instance.n_tasks) + instance.elsewhere_count
     if (count != 1).any():
         return None
-    out = np.empty(instance.n_tasks, dtype=np.int64)
-    out[instance.explicit_task[usable]] = instance.explicit_machine[usable]
+    machine = np.empty(instance.n_tasks, dtype=np.int64)
+    machine[task] = mach
+    ptime = np.array(instance.elsewhere_time, dtype=float)
+    ptime[task] = time
     for t in np.flatnonzero(instance.elsewhere_count).tolist():
-        out[t] = instance.elsewhere_machines(t)[0]
-    return out
+        machine[t] = instance.elsewhere_machines(t)[0]
+    return machine, ptime
+
+
+def dedicated_machine(instance: PackingInstance) -> np.ndarray | None:
+    """Each task's single usable machine (PDP of §5), or None if some task has several."""
+    placed = dedicated_placement(instance)
+    return None if placed is None else placed[0]
 
 
 @dataclass(frozen=True)
@@ -723,30 +725,20 @@ def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
     (20d); pairs sharing no machine appear in no row and are left out. Raises ValueError if a task
     has more than one usable machine.
     """
-    machine = dedicated_machine(instance)
-    if machine is None:
-        raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
-                         "(single-machine placement, PDP)")
-    return _model(_lp3_program(instance, machine))
+    return _model(lp3_program(instance))
 
 
 def lp3_program(instance: PackingInstance) -> MatrixProgram:
     """LP3 as arrays (see :func:`lp1_program`); ValueError as :func:`build_lp3`."""
-    machine = dedicated_machine(instance)
-    if machine is None:
+    placed = dedicated_placement(instance)
+    if placed is None:
         raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
                          "(single-machine placement, PDP)")
-    return _lp3_program(instance, machine)
-
-
-def _lp3_program(instance: PackingInstance, machine: np.ndarray) -> MatrixProgram:
+    machine, pt = placed
     nJ = instance.n_jobs
     M = instance.n_machines
     caps = np.asarray(instance.capacities, dtype=float)
     tj = instance.task_job
-    pt = np.empty(instance.n_tasks)
-    pairs = usable_pairs(instance)
-    pt[instance.place_task[pairs]] = instance.place_time[pairs]
     key = tj * M + machine
     uniq, inv = np.unique(key, return_inverse=True)
     vol = np.bincount(inv, weights=instance.demand * pt)

@@ -53,6 +53,7 @@ from schedrelax.instances import (
     RelatedInstance,
     RelatedJob,
 )
+from schedrelax.instances import _checks as ck
 from schedrelax.instances.costs import CostFunction
 from schedrelax.schedulers.related_list import topological_order
 from schedrelax.schedules import Schedule, stamp_round_off
@@ -413,22 +414,19 @@ class _PackingWork:
         r_until = shift_clock(np.r_[inst.reserve_until[held], running["end"]], now, self.grid)
         job_map = np.array(sorted(self.open), dtype=np.int64)
         # The tasks of the open jobs, job by job, then the pending ones.
-        first, count = inst.job_offset[job_map], np.diff(inst.job_offset)[job_map]
-        tasks, owner = _ranges(first, count)
+        owner, tasks = ck.flat_ranges(inst.job_offset[job_map], inst.job_offset[job_map + 1] - 1)
         keep = self.pending[tasks]
         task_map, owner = tasks[keep], owner[keep]
-        job_offset = np.zeros(len(job_map) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(owner, minlength=len(job_map)), out=job_offset[1:])
+        job_offset = ck.offsets(np.bincount(owner, minlength=len(job_map)))
         # Their placement pairs; a task cut with keep_machine keeps only the machine it ran on.
-        pairs, which = _ranges(self.offset[task_map], np.diff(self.offset)[task_map])
+        which, pairs = ck.flat_ranges(self.offset[task_map], self.offset[task_map + 1] - 1)
         frac = self.frac[task_map]
         if keep_machine:
             cut = frac[which] > 0
             pairs_keep = ~cut | (self.machine[pairs] == self.last_machine[task_map][which])
             pairs, which = pairs[pairs_keep], which[pairs_keep]
         share = 1.0 - frac
-        place_offset = np.zeros(len(task_map) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(which, minlength=len(task_map)), out=place_offset[1:])
+        place_offset = ck.offsets(np.bincount(which, minlength=len(task_map)))
         sub = PackingInstance._from_validated(
             inst.capacities, weights=inst.weights[job_map], release=np.maximum(0.0, shift_clock(inst.release[job_map], now, self.grid)) + 0.0,
             job_offset=job_offset, demand=inst.demand[task_map], place_offset=place_offset,
@@ -436,14 +434,6 @@ class _PackingWork:
             reserve_machine=r_machine, reserve_demand=r_demand, reserve_until=r_until,
             name=f"{inst.name} @ {now:g}")
         return Remaining(sub, now, job_map, task_map, now, self.grid)
-
-
-def _ranges(first: np.ndarray, count: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The concatenated ranges first[k] .. first[k] + count[k] - 1, and the k of each entry."""
-    owner = np.repeat(np.arange(len(count)), count)
-    start = np.zeros(len(count), dtype=np.int64)
-    np.cumsum(count[:-1], out=start[1:])
-    return (np.arange(len(owner)) - start[owner] + np.asarray(first, dtype=np.int64)[owner]).astype(np.int64), owner
 
 
 def _related(inst: RelatedInstance, done: Committed, now: float) -> Remaining | None:

@@ -39,6 +39,7 @@ from schedrelax.models.synchpack_lp import (
     IntervalLPSolution,
     LP3Solution,
     dedicated_machine,
+    dedicated_placement,
     interval_lp_solution,
     lp1_program,
     lp2_program,
@@ -431,16 +432,6 @@ def lp3_rank(instance: PackingInstance, sol: LP3Solution) -> np.ndarray:
     return job_rank[instance.task_job] * instance.n_tasks + np.arange(instance.n_tasks)
 
 
-def dedicated_time(instance: PackingInstance) -> np.ndarray:
-    """On a dedicated instance (:func:`~schedrelax.models.synchpack_lp.dedicated_machine` is not
-    None), each task's time on its one usable machine: its explicit time there, or its elsewhere
-    time when the rule supplies the machine (``instance.time_on(t, machine[t])`` for every t)."""
-    usable = np.flatnonzero(instance.demand[instance.explicit_task] <= instance.capacities[instance.explicit_machine])
-    ptime = np.array(instance.elsewhere_time, dtype=float)
-    ptime[instance.explicit_task[usable]] = instance.explicit_time[usable]
-    return ptime
-
-
 def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     """Step 2 of SynchPack-3 (paper 003 §5.2): jobs in non-decreasing LP3 completion time (ties by
     index, eq. 21); on each machine its tasks in that order (a job's tasks by index), packed by
@@ -451,11 +442,8 @@ def synchpack3_round(instance: PackingInstance, sol: LP3Solution) -> Schedule:
     list-scheduled, in the same order: the usable machine where it finishes earliest
     (:func:`~schedrelax.schedulers.list_packing.earliest_finish_machines`)."""
     rank = lp3_rank(instance, sol)
-    machine = dedicated_machine(instance)
-    if machine is not None:
-        ptime = dedicated_time(instance)
-    else:
-        machine, ptime = earliest_finish_machines(instance, rank)
+    placed = dedicated_placement(instance)
+    machine, ptime = placed if placed is not None else earliest_finish_machines(instance, rank)
     packed = preemptive_list_packing(machine, ptime, instance.demand, rank, instance.release[instance.task_job],
                                      instance.capacities, Reservations.of(instance))
     return packing_schedule(instance, packed.item, packed.machine, packed.start, packed.end,

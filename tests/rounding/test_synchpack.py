@@ -213,8 +213,7 @@ def test_lp3_by_interior_point_and_by_simplex_reach_the_same_optimum_and_schedul
 
 
 def test_dedicated_time_is_each_tasks_time_on_its_machine():
-    from schedrelax.models.synchpack_lp import dedicated_machine
-    from schedrelax.rounding.synchpack import dedicated_time
+    from schedrelax.models.synchpack_lp import dedicated_machine, dedicated_placement
 
     cases = [synchpack(s, machines=6, n_jobs=10, tasks_per_job=(1, 4), alpha=None, local_machines=1) for s in range(5)]
     # The elsewhere rule supplying the one usable machine: machine 2 is the only one that fits.
@@ -225,4 +224,5 @@ def test_dedicated_time_is_each_tasks_time_on_its_machine():
         machine = dedicated_machine(inst)
         assert machine is not None
         want = [inst.time_on(t, int(i)) for t, i in enumerate(machine.tolist())]
-        assert dedicated_time(inst).tolist() == want
+        assert dedicated_placement(inst)[1].tolist() == want
+        assert dedicated_placement(inst)[0].tolist() == machine.tolist()
