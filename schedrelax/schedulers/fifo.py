@@ -15,6 +15,7 @@ import numpy as np
 
 from schedrelax.algorithms import Result, register
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
+from schedrelax.instances._checks import offsets
 from schedrelax.schedulers.list_packing import MaxTree
 from schedrelax.schedules import POOLED, Schedule, stamp_round_off
 
@@ -196,9 +197,7 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     pm, pt, pk = instance.explicit_machine[o], instance.explicit_time[o], instance.explicit_task[o]
     usable = caps[pm] >= instance.demand[pk] - fit_tol[pm]
     pm, pt, pk = pm[usable], pt[usable], pk[usable]
-    bounds = np.zeros(n_tasks + 1, dtype=np.int64)
-    np.cumsum(np.bincount(pk, minlength=n_tasks), out=bounds[1:])
-    bounds = bounds.tolist()
+    bounds = offsets(np.bincount(pk, minlength=n_tasks)).tolist()
     cand = [pm[bounds[t]:bounds[t + 1]] for t in range(n_tasks)]
     cand_l = [c.tolist() for c in cand]
     ctime = [pt[bounds[t]:bounds[t + 1]] for t in range(n_tasks)]
