@@ -41,6 +41,7 @@ multiples are re-planning times: data on halves and epoch 0.7 give tenths).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -70,19 +71,25 @@ GRID_LIMIT = 10**6
 """The largest common denominator :func:`data_grid` reports."""
 
 
+def grid_fraction(v: float) -> Fraction | None:
+    """The fraction k/q (q at most the packing MIP's ``MAX_DENOMINATOR``) whose nearest float is
+    *v*, or None if there is none."""
+    from schedrelax.models.packing_mip import MAX_DENOMINATOR
+
+    f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
+    return f if float(f) == v else None
+
+
 def data_grid(values: np.ndarray) -> int | None:
     """The least Q <= :data:`GRID_LIMIT` such that every one of *values* is the float nearest some
     k/Q with each value's own denominator at most the packing MIP's ``MAX_DENOMINATOR``; None
     if there is none (data off every such grid)."""
     import math
-    from fractions import Fraction
-
-    from schedrelax.models.packing_mip import MAX_DENOMINATOR
 
     q = 1
     for v in np.unique(np.asarray(values, dtype=float)).tolist():
-        f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
-        if float(f) != v:
+        f = grid_fraction(v)
+        if f is None:
             return None
         q = math.lcm(q, f.denominator)
         if q > GRID_LIMIT:

@@ -43,7 +43,6 @@ from __future__ import annotations
 import functools
 import math
 import time
-from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -53,7 +52,12 @@ from schedrelax.errors import AlgorithmError
 from schedrelax.instances import Instance, MalleableInstance, RelatedInstance
 from schedrelax.online.bounds import online_lower_bound
 from schedrelax.online.metrics import online_metrics
-from schedrelax.online.remaining import Committed, RemainingWork, job_release
+from schedrelax.online.remaining import (
+    Committed,
+    RemainingWork,
+    grid_fraction,
+    job_release,
+)
 from schedrelax.schedules import Schedule
 
 FAMILIES = ("malleable", "packing", "related")
@@ -91,9 +95,10 @@ def _epoch_ceil(t: float, epoch: float | None) -> float:
 
 @functools.lru_cache(maxsize=16)
 def _epoch_fraction(epoch: float) -> tuple[int, int]:
-    """(p, q) with *epoch* the float nearest p/q, q <= 1000; (0, 0) if there is none."""
-    f = Fraction(epoch).limit_denominator(1000)
-    return (f.numerator, f.denominator) if float(f) == epoch else (0, 0)
+    """(p, q) with *epoch* the float nearest p/q, q <= 1000 (:func:`grid_fraction`); (0, 0) if
+    there is none."""
+    f = grid_fraction(epoch)
+    return (0, 0) if f is None else (f.numerator, f.denominator)
 
 
 def _commit(plan: Schedule, until: float, whole: bool) -> Schedule:
