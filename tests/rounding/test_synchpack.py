@@ -225,4 +225,8 @@ def test_dedicated_time_is_each_tasks_time_on_its_machine():
         assert machine is not None
         want = [inst.time_on(t, int(i)) for t, i in enumerate(machine.tolist())]
         assert dedicated_placement(inst)[1].tolist() == want
-        assert dedicated_placement(inst)[0].tolist() == machine.tolist()
+        assert (inst.demand <= np.asarray(inst.capacities)[machine]).all()  # the machine fits the task
+    # by hand: task 0 fits only machine 2 (elsewhere), task 1 is pinned to 1, task 2 does not fit
+    # its explicit machine 0 and falls to machine 2 by its elsewhere rule
+    assert dedicated_machine(cases[-1]).tolist() == [2, 1, 2]
+    assert dedicated_placement(cases[-1])[1].tolist() == [3.0, 2.5, 4.0]
