@@ -1,119 +1,20 @@
 """Pre-change implementation kept as an oracle (issue 17 item 3): the SynchPack-1 rounding helpers
 as they were before the event loop, the shift back and the λ search were made faster. Copied
-verbatim from ``schedrelax/schedulers/list_packing.py`` (:func:`interval_fraction_packing`,
-:func:`_merge_runs`, :class:`_Profile`, :func:`left_shift`) and ``schedrelax/rounding/slow_motion.py``
-(:func:`stretched_completion`, :func:`stretch_breakpoints`, :func:`best_stretch`). The current
-versions must give the same pieces, start times and λ. Do not edit except to fix imports."""
+verbatim from ``schedrelax/schedulers/list_packing.py`` (:func:`_merge_runs`, :class:`_Profile`,
+:func:`left_shift`) and ``schedrelax/rounding/slow_motion.py`` (:func:`stretched_completion`,
+:func:`stretch_breakpoints`, :func:`best_stretch`). :func:`interval_fraction_packing` is the
+whole-list scan of :mod:`tests.schedulers._reference_packing` (this file held a later copy with
+one shortcut; the plain scan is the more independent oracle and gives the same pieces on every
+case). The current versions must give the same pieces, start times and λ. Do not edit except to
+fix imports."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from schedrelax.rounding.slow_motion import CUT_TOL, Timeline
-from schedrelax.schedulers.list_packing import FIT_TOL, Pieces, Reservations, _pieces
-
-
-def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand: np.ndarray, task: np.ndarray,
-                              interval: np.ndarray, release: np.ndarray, capacities: np.ndarray,
-                              reserved: Reservations | None = None) -> Pieces:
-    """Greedy list scheduling of task fractions, paper 003 §3.2 Step 2 (SynchPack-1).
-
-    Items are fractions (k, j, i, l) in list order (the caller sorts them by interval l first).
-    At each decision time (the first release, every release and every fraction completion): if a
-    released, unscheduled fraction of interval l_min waits anywhere, the running fractions of
-    intervals > l_min are preempted on all machines (the paper's rule on completions; we apply it
-    at releases too); then the list is scanned from the top and fraction (k, j, i, l) starts on
-    machine i if no fraction of task (k, j) is running (placement rule ii) and
-    h_i(t) + a_kj <= m_i (h_i counting *reserved* room). A preempted fraction keeps its remaining
-    duration and its place.
-    """
-    n = len(machine)
-    caps = np.asarray(capacities, dtype=float)
-    rem = np.asarray(duration, dtype=float).copy()
-    demand = np.asarray(demand, dtype=float)
-    machine = np.asarray(machine, dtype=np.int64)
-    task = np.asarray(task, dtype=np.int64)
-    interval = np.asarray(interval)
-    release = np.asarray(release, dtype=float)
-    reserved = reserved or Reservations.none()
-    busy = np.zeros(int(task.max()) + 1 if n else 0, dtype=bool)
-    running = np.zeros(n, dtype=bool)
-    done = np.zeros(n, dtype=bool)
-    began = np.zeros(n)
-    releases = np.unique(release)
-    rows: list[tuple[int, int, float, float]] = []
-    now = float(releases[0]) if n else 0.0
-    taken = reserved.held(now, len(caps))
-    free = caps - taken
-    events = np.union1d(releases, reserved.ends())
-
-    slack = FIT_TOL * np.maximum(1.0, caps)
-    was_held = np.zeros(n, dtype=bool)
-
-    def release_room(k: int) -> None:
-        running[k] = False
-        busy[task[k]] = False
-        free[machine[k]] += demand[k]
-
-    def close(k: int, at: float) -> None:
-        rows.append((k, int(machine[k]), float(began[k]), at))
-        rem[k] -= at - began[k]
-
-    while n and not done.all():
-        run = np.flatnonzero(running)
-        for k in run[began[run] + rem[run] <= now + FIT_TOL * max(1.0, now)].tolist():
-            close(k, now)
-            release_room(k)
-            done[k] = True
-        now_taken = reserved.held(now, len(caps))
-        free += taken - now_taken
-        taken = now_taken
-        idle = np.bincount(machine[running], minlength=len(caps)) == 0
-        free[idle] = caps[idle] - taken[idle]  # an empty machine sheds accumulated rounding
-        waiting = (release <= now) & ~running & ~done
-        if waiting.any():
-            # Preempted fractions give their room back but keep running without a break if the
-            # scan (in list order) picks them again at once; only the others are cut here.
-            held = np.flatnonzero(running & (interval > interval[waiting].min()))
-            running[held] = False
-            busy[task[held]] = False
-            np.add.at(free, machine[held], demand[held])
-            was_held[held] = True
-            fits = demand <= free[machine] + slack[machine]
-            candidates = np.flatnonzero((waiting | was_held) & fits & ~busy[task])
-            # A candidate whose machine and task no other candidate has sees, in the scan, the
-            # state it sees now: it fits and its task is idle, so it starts. Only the others
-            # need the scan in list order (they touch none of its machines or tasks).
-            alone = ((np.bincount(task[candidates], minlength=len(busy))[task[candidates]] == 1)
-                     & (np.bincount(machine[candidates], minlength=len(caps))[machine[candidates]] == 1))
-            solo = candidates[alone]
-            began[solo[~was_held[solo]]] = now
-            running[solo] = True
-            busy[task[solo]] = True
-            free[machine[solo]] -= demand[solo]
-            for k in candidates[~alone].tolist():
-                i = machine[k]
-                if not busy[task[k]] and demand[k] <= free[i] + slack[i]:
-                    if not was_held[k]:
-                        began[k] = now
-                    running[k] = True
-                    busy[task[k]] = True
-                    free[i] -= demand[k]
-            for k in held[~running[held]].tolist():
-                close(k, now)
-            was_held[held] = False
-        if done.all():
-            break
-        run = np.flatnonzero(running)
-        upcoming = events[events > now]
-        nxt = float((began[run] + rem[run]).min()) if len(run) else np.inf
-        if len(upcoming):
-            nxt = min(nxt, float(upcoming[0]))
-        if not np.isfinite(nxt):
-            raise RuntimeError("interval_fraction_packing: fractions wait on idle machines (a fraction larger "
-                               "than its machine?)")
-        now = nxt
-    return _pieces(_merge_runs(rows), n)
+from schedrelax.schedulers.list_packing import FIT_TOL, Reservations
+from tests.schedulers._reference_packing import interval_fraction_packing  # noqa: F401  the whole-list scan
 
 
 def _merge_runs(rows: list[tuple[int, int, float, float]]) -> list[tuple[int, int, float, float]]:
