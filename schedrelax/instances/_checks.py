@@ -251,6 +251,17 @@ def flat_ranges(first: np.ndarray, last: np.ndarray) -> tuple[np.ndarray, np.nda
     return owner, np.arange(int(count.sum())) - np.repeat(start, count) + first[owner]
 
 
+def positions(keys: np.ndarray, wanted: np.ndarray) -> np.ndarray:
+    """For each wanted key, its index in *keys* (distinct, any order), -1 where it is absent."""
+    keys, wanted = np.asarray(keys), np.asarray(wanted)
+    order = np.argsort(keys, kind="stable")
+    sorted_keys = keys[order]
+    if not len(keys):
+        return np.full(len(wanted), -1, dtype=np.int64)
+    pos = np.minimum(np.searchsorted(sorted_keys, wanted), len(keys) - 1)
+    return np.where(sorted_keys[pos] == wanted, order[pos], -1).astype(np.int64)
+
+
 def readonly(arr: np.ndarray) -> np.ndarray:
     """Mark *arr* read-only (instances are immutable all the way down) and return it."""
     arr.setflags(write=False)

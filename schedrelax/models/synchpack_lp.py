@@ -55,9 +55,9 @@ import pyomo.environ as pyo
 import scipy.sparse as sp
 from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpression
 
-from schedrelax._matrix import MatrixProgram, ProgramBuilder, to_pyomo
+from schedrelax._matrix import AT_LOWER, AT_UPPER, BASIC, MatrixProgram, ProgramBuilder, to_pyomo, vertex_statuses
 from schedrelax.instances import PackingInstance
-from schedrelax.instances._checks import flat_ranges
+from schedrelax.instances._checks import flat_ranges, positions
 
 FORMULATIONS = ("sparse", "plain")
 _TIME_TOL = 1e-9
@@ -706,11 +706,14 @@ def dedicated_machine(instance: PackingInstance) -> np.ndarray | None:
 
 @dataclass(frozen=True)
 class LP3Layout:
-    """What :func:`lp3_solution` needs: the job pair of each δ variable, and the weights."""
+    """What :func:`lp3_solution` and :class:`LP3Basis` need: the job pair of each δ variable, the
+    weights, and the job and machine of each row."""
 
     pair_first: np.ndarray
     pair_second: np.ndarray
     weights: np.ndarray
+    row_job: np.ndarray
+    row_machine: np.ndarray
 
 
 def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
@@ -773,7 +776,8 @@ def lp3_program(instance: PackingInstance) -> MatrixProgram:
     m.rows("machine_volume", A, rhs, np.full(len(rj), np.inf))
     w = np.asarray(instance.weights, dtype=float)
     m.objective(np.arange(nJ), w)
-    return m.finish(LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w))
+    return m.finish(LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w, row_job=rj,
+                              row_machine=ri))
 
 
 @dataclass(frozen=True)
@@ -794,3 +798,74 @@ def lp3_solution(model) -> LP3Solution:
     C = value("C")
     return LP3Solution(completion=C, objective=float(lay.weights @ C), pair_first=lay.pair_first,
                        pair_second=lay.pair_second, delta=value("delta"))
+
+
+_KEY = np.int64(1) << 32
+"""Two indices (jobs, or a job and a machine; each < 2^31) as one int64 key: first · 2^32 + second."""
+
+
+@dataclass(frozen=True)
+class LP3Basis:
+    """Basis statuses of an LP3 solution keyed by what they belong to, not by position: C_j by job
+    j, δ by its job pair (first < second), each row by its (job, machine). It carries over to the
+    LP3 of another instance that shares jobs with this one (online re-planning: the next
+    sub-instance keeps most jobs, with less work left) once its job numbers are mapped
+    (:meth:`renumber`); :meth:`statuses` gives the statuses of that LP3's columns and rows, new
+    ones nonbasic at their lower bound (columns) or basic (rows: slack basic), for a solver to
+    start its simplex from (:func:`schedrelax.solvers.solve_program`'s ``basis``: HiGHS completes
+    an incomplete one). Statuses: :data:`schedrelax._matrix.BASIC` and its siblings."""
+
+    job: np.ndarray
+    job_status: np.ndarray
+    pair_first: np.ndarray
+    pair_second: np.ndarray
+    pair_status: np.ndarray
+    row_job: np.ndarray
+    row_machine: np.ndarray
+    row_status: np.ndarray
+
+    @classmethod
+    def of(cls, program: MatrixProgram, x: np.ndarray) -> LP3Basis:
+        """The statuses at the solution *x* of :func:`lp3_program`'s *program*
+        (:func:`schedrelax._matrix.vertex_statuses`)."""
+        lay: LP3Layout = program.meta
+        col, row = vertex_statuses(program, x)
+        nJ = len(lay.weights)
+        return cls(job=np.arange(nJ), job_status=col[:nJ], pair_first=lay.pair_first, pair_second=lay.pair_second,
+                   pair_status=col[nJ:], row_job=lay.row_job, row_machine=lay.row_machine, row_status=row)
+
+    def renumber(self, old_to_new: np.ndarray) -> LP3Basis:
+        """The statuses with job j renamed ``old_to_new[j]``; jobs mapped to -1 are dropped with
+        their pairs and rows. A pair whose order flips keeps its meaning: δ of (b, a) is 1 - δ of
+        (a, b), so at-lower and at-upper swap."""
+        old_to_new = np.asarray(old_to_new, dtype=np.int64)
+        job = old_to_new[self.job]
+        a, b = old_to_new[self.pair_first], old_to_new[self.pair_second]
+        keep_p = (a >= 0) & (b >= 0)
+        a, b, st = a[keep_p], b[keep_p], self.pair_status[keep_p]
+        flip = a > b
+        st = np.where(flip & (st == AT_LOWER), AT_UPPER, np.where(flip & (st == AT_UPPER), AT_LOWER, st))
+        rj = old_to_new[self.row_job]
+        keep_r = rj >= 0
+        return LP3Basis(job=job[job >= 0], job_status=self.job_status[job >= 0], pair_first=np.minimum(a, b),
+                        pair_second=np.maximum(a, b), pair_status=st, row_job=rj[keep_r],
+                        row_machine=self.row_machine[keep_r], row_status=self.row_status[keep_r])
+
+    def statuses(self, program: MatrixProgram) -> tuple[np.ndarray, np.ndarray]:
+        """Column and row statuses for :func:`lp3_program`'s *program*: what this basis holds for
+        the same job, pair or (job, machine), the defaults of the class docstring elsewhere."""
+        lay: LP3Layout = program.meta
+        nJ = len(lay.weights)
+        c_status = _carried(self.job, self.job_status, np.arange(nJ), AT_LOWER)
+        p_status = _carried(self.pair_first * _KEY + self.pair_second, self.pair_status,
+                            lay.pair_first * _KEY + lay.pair_second, AT_LOWER)
+        r_status = _carried(self.row_job * _KEY + self.row_machine, self.row_status,
+                            lay.row_job * _KEY + lay.row_machine, BASIC)
+        return np.r_[c_status, p_status], r_status
+
+
+def _carried(keys: np.ndarray, status: np.ndarray, wanted: np.ndarray, default: int) -> np.ndarray:
+    """The status held for each wanted key, *default* where none is."""
+    at = positions(keys, wanted)
+    return np.where(at >= 0, status[np.maximum(at, 0)] if len(status) else default, default).astype(np.int64)
+

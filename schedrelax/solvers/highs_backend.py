@@ -316,15 +316,26 @@ class HighsBackend:
 class HighsProgramBackend(HighsBackend):
     """HiGHS on a :class:`schedrelax._matrix.MatrixProgram`: its arrays go to ``passModel`` as
     they are (row-wise), with no Pyomo model and no standard-form compile in between; the
-    solution's column values are kept in ``x`` (same order as the program's columns)."""
+    solution's column values are kept in ``x`` (same order as the program's columns).
+
+    *basis* (column and row statuses in HiGHS's numbering, e.g. from
+    :func:`schedrelax._matrix.vertex_statuses`) is handed to HiGHS as an *alien* basis before the
+    first solve: HiGHS completes or repairs it (too few basics, a singular set), so any statuses
+    are accepted, and its simplex starts there. It changes how fast, never what: the optimum is
+    the same; where the LP has several optimal vertices, which one is returned may differ."""
 
     persistent = False
 
     def __init__(self, program, name: str, *, time_limit: float | None, mip_gap: float | None,
-                 threads: int | None, options: Mapping[str, object]):
+                 threads: int | None, options: Mapping[str, object],
+                 basis: tuple[np.ndarray, np.ndarray] | None = None):
         super().__init__(None, name, time_limit=time_limit, mip_gap=mip_gap, threads=threads, options=options)
         self.program = program
         self.x: np.ndarray | None = None
+        if basis is not None and (len(basis[0]) != program.n_cols or len(basis[1]) != program.n_rows):
+            raise ValueError(f"the basis has {len(basis[0])} column and {len(basis[1])} row statuses; the "
+                             f"program {program.name!r} has {program.n_cols} columns and {program.n_rows} rows")
+        self._start_basis = basis
 
     def _load(self) -> None:
         start = time.perf_counter()
@@ -348,6 +359,8 @@ class HighsProgramBackend(HighsBackend):
         lp.a_matrix_.value_ = A.data
         if self._highs.passModel(lp) == highspy.HighsStatus.kError:
             raise ValueError(f"HiGHS rejected the program {prog.name!r}")
+        if self._start_basis is not None:
+            _write_basis(self._highs, *self._start_basis, "the start basis", alien=True)
         self._columns, self._rows = [], []
         self._is_mip = False
         self._offset = prog.offset
@@ -378,15 +391,16 @@ def _read_basis(highs: highspy.Highs) -> tuple[np.ndarray, np.ndarray]:
             np.array([s.value for s in row], dtype=np.int64).reshape(-1))
 
 
-def _write_basis(highs: highspy.Highs, col: np.ndarray, row: np.ndarray, what: str) -> None:
-    """Hand HiGHS the basis *col*, *row* (HiGHS's numbering), as a valid, non-alien basis: an alien
-    basis is re-factored and repaired first (0.3 s at 200,000 rows). RuntimeError naming *what*
-    if HiGHS refuses it."""
+def _write_basis(highs: highspy.Highs, col: np.ndarray, row: np.ndarray, what: str, *, alien: bool = False) -> None:
+    """Hand HiGHS the basis *col*, *row* (HiGHS's numbering), by default as a valid, non-alien
+    basis (an alien basis is re-factored and repaired first: 0.3 s at 200,000 rows); *alien* for
+    statuses that need not be a basis (HiGHS completes them). RuntimeError naming *what* if HiGHS
+    refuses it."""
     basis = highspy.HighsBasis()
     basis.col_status = [_STATUSES[v] for v in np.asarray(col).tolist()]
     basis.row_status = [_STATUSES[v] for v in np.asarray(row).tolist()]
     basis.valid = True
-    basis.alien = False
+    basis.alien = alien
     if highs.setBasis(basis) != highspy.HighsStatus.kOk:
         raise RuntimeError(f"HiGHS refused {what}")
 

@@ -104,7 +104,8 @@ class ProgramSolution:
 
 
 def solve_program(program: MatrixProgram, solver: str = "highs", time_limit: float | None = None,
-                  mip_gap: float | None = None, threads: int | None = None, **options) -> ProgramSolution:
+                  mip_gap: float | None = None, threads: int | None = None,
+                  basis: tuple[np.ndarray, np.ndarray] | None = None, **options) -> ProgramSolution:
     """Solve a linear program given as arrays (:class:`schedrelax._matrix.MatrixProgram`).
 
     HiGHS (``"highs"``, ``"highs:METHOD"``) gets the arrays directly: no Pyomo objects are built
@@ -113,15 +114,23 @@ def solve_program(program: MatrixProgram, solver: str = "highs", time_limit: flo
     (:func:`schedrelax._matrix.to_pyomo`, the same model the relaxation builders return) through
     :func:`solve`, so a solver flag means the same on both paths. Arguments and errors as
     :func:`solve`; ``build_seconds`` includes the Pyomo build on the second path.
+
+    *basis*: column and row statuses (:data:`schedrelax._matrix.BASIC` ...) to start the simplex
+    from, e.g. a similar LP's solution read by :func:`schedrelax._matrix.vertex_statuses`: HiGHS
+    takes them as an alien basis it completes (:class:`HighsProgramBackend`); the other solvers
+    ignore them (logged at INFO). A start changes the time, not the optimum (a different optimal
+    vertex may come back where there are several).
     """
     if solver.partition(":")[0] == "highs":
         check_solver(solver)
         check_limits(time_limit, mip_gap, threads)
         backend = HighsProgramBackend(program, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
-                                      options=options)
+                                      options=options, basis=basis)
         result = run_backend(backend)
         x = backend.x if result.status.has_solution else None
     else:
+        if basis is not None:
+            _LOG.info("solver %s takes no start basis here: it starts from scratch", solver)
         start = time.perf_counter()
         model = to_pyomo(program)
         built = time.perf_counter() - start
