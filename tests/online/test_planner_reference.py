@@ -57,3 +57,14 @@ def same(a, b) -> None:
 def test_preemptive_list_packing_matches_the_full_rescan(seed):
     args = random_list(seed)
     same(preemptive_list_packing(*args), ref.preemptive_list_packing(*args))
+
+
+@pytest.mark.parametrize("seed", range(0, 400, 2))
+def test_the_segment_tree_path_matches_the_full_rescan_on_every_list(seed, monkeypatch):
+    """Lists shorter than _TREE_FROM (256) are scanned; with the threshold at 2 every list above
+    one item goes through the segment tree, so both paths meet the oracle on the same lists."""
+    import schedrelax.schedulers.list_packing as lp
+
+    monkeypatch.setattr(lp, "_TREE_FROM", 2)
+    args = random_list(seed)
+    same(preemptive_list_packing(*args), ref.preemptive_list_packing(*args))
