@@ -15,22 +15,26 @@ building sub-instances, committing, the final verify and metrics), and the mean 
 size. Then the growth exponent of each column: the least-squares slope of log(seconds) against
 log(jobs) (1 is linear, 2 quadratic). Nothing asserts a time.
 
-Measured (2-CPU shared machine, the two algorithms' runs side by side, CPU seconds; "before" = the code
-before the issue 17 item 3 rewrite of fifo_packing, preemptive_list_packing and the packing
-sub-instances; at 1,000 jobs measured here the same day, at 3,000 and 10,000 the issue's figures):
+Measured (2-CPU shared machine, CPU seconds; "before" = the code before the issue 17 item 3
+rewrite of fifo_packing, preemptive_list_packing and the packing sub-instances; at 1,000 jobs
+measured the same day as that rewrite, at 3,000 and 10,000 the issue's figures; "round 1" = after
+that rewrite; "now" = after LP3 warm starts from the previous re-plan's basis and the scan of
+short lists in preemptive_list_packing, one run of ``--sizes 1000 3000 10000``):
 
-    algorithm   jobs   before   after   after: plan / other CPU ms per event, sub-instance jobs
-    fifo        1000     70.5     4.6     2.95 / 1.68,  69
-    fifo        3000     533     18.5     4.85 / 1.32, 140
-    fifo       10000       -    118.1     9.58 / 2.23, 343    exponent 1.41
-    synchpack3  1000     20.3     7.7     5.52 / 2.21, 116
-    synchpack3  3000     82.4    30.0     8.27 / 1.75, 152
-    synchpack3 10000      485   334.5    30.71 / 2.74, 228    exponent 1.64
+    algorithm   jobs   before  round 1   now   now: plan / other CPU ms per event, sub-instance jobs
+    fifo        1000     70.5     4.6     4.8    3.06 / 1.73,  69
+    fifo        3000     533     18.5    18.2    4.79 / 1.28, 140
+    fifo       10000       -    118.1   114.8    9.38 / 2.10, 343    exponent 1.38
+    synchpack3  1000     20.3     7.7     4.8    3.69 / 1.14, 116
+    synchpack3  3000     82.4    30.0    18.3    4.68 / 1.43, 152
+    synchpack3 10000      485   334.5   100.7    7.86 / 2.20, 228    exponent 1.32
 
 The queue grows with the stream (sub-instance jobs, last column), so every re-plan's cost does
-too. synchpack3's planning per event grows faster than its sub-instance: HiGHS on its LP takes
-3, 40 and 170 ms on 230, 460 and 700 waiting jobs of this workload (the list packing 6, 13 and
-20 ms), so at 10,000 jobs the LP is most of the time.
+too. In round 1 synchpack3's LP was most of its time at 10,000 jobs (solving LP3: 241 of 298 planning
+CPU seconds; 3, 40 and 170 ms on 230, 460 and 700 waiting jobs, the IPM from 10^4 nonzeros).
+Now each re-plan's LP3 starts from the previous one's basis (``reuse_basis``, see
+schedrelax.online.simulate): on 39 consecutive 300-job re-plans 0.70 s of cold dual simplex
+(24,014 iterations; the IPM 2.7x slower) became 0.16 s (5,423), same optima.
 
     python benchmarks/online_scaling.py                  # 1,000 and 3,000 jobs
     python benchmarks/online_scaling.py --sizes 1000 3000 10000
