@@ -114,14 +114,18 @@ class MaxTree:
         self.tree = tree.tolist()
 
     def set(self, i: int, value: float) -> None:
-        """Entry *i* becomes *value*."""
+        """Entry *i* becomes *value*. The walk up stops at the first node whose maximum does not
+        change: every node above it is a maximum over unchanged children."""
         t = self.tree
         k = i + self.size
         t[k] = value
         k >>= 1
         while k:
             a, b = t[2 * k], t[2 * k + 1]
-            t[k] = max(a, b)
+            m = max(a, b)
+            if t[k] == m:
+                return
+            t[k] = m
             k >>= 1
 
     def max(self) -> float:

@@ -107,3 +107,25 @@ def test_an_item_larger_than_its_machine_is_an_error():
         preemptive_list_packing(arr(0, dtype=int), arr(1.0), arr(2.0), arr(0), arr(0.0), arr(1.0))
     with pytest.raises(RuntimeError, match="larger"):
         nonpreemptive_list_packing(arr(0, dtype=int), arr(1.0), arr(2.0), arr(0), arr(0.0), arr(1.0))
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_max_tree_under_point_updates_equals_a_tree_built_afresh(seed):
+    """MaxTree.set stops walking up where a node's maximum does not change; after any sequence
+    of updates (ties, -inf, repeats) every node equals the tree built from the final values,
+    and first_at_least equals a scan."""
+    from schedrelax.schedulers.list_packing import MaxTree
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 70))
+    values = rng.choice([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0], size=n)
+    tree = MaxTree(values.copy())
+    for _ in range(300):
+        i = int(rng.integers(n))
+        values[i] = rng.choice([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, float(rng.uniform(-1, 2))])
+        tree.set(i, float(values[i]))
+    assert tree.tree == MaxTree(values).tree
+    for x in (-np.inf, -1.0, 0.25, 1.0, 2.0, 3.0):
+        for lo in (0, n // 2, n - 1):
+            hits = [k for k in range(lo, n) if values[k] >= x]
+            assert tree.first_at_least(x, lo) == (hits[0] if hits else -1)
