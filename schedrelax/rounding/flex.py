@@ -895,6 +895,10 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     schedule, added = (None, 0.0) if sol is None else _read_back(instance, sol, minima, res.solver)
     returned = keep_cheaper(instance, schedule, start)
     kept = None if returned is schedule else start.algorithm
+    if kept is not None and minima and "respects_minima" not in returned.promises:
+        # The model admitted the start because no minimum binds (all are 0): it respects them,
+        # as the MIP's own schedules promise; run() then verifies the promise like theirs.
+        returned = replace(returned, promises=returned.promises | {"respects_minima"})
     cost = evaluate(instance, returned).objective
     refuted = None
     if res.best_bound is not None and start is not None and start.objective < _below(res.best_bound):

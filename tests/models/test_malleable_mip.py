@@ -132,6 +132,19 @@ def test_mip_with_minima_is_below_fair_and_flex(inst):
         assert exact.objective <= run(name, inst).objective + REL * max(1.0, abs(exact.objective))
 
 
+def test_a_start_returned_under_zero_minima_keeps_the_minima_promise():
+    """Hypothesis's case: minima all 0, so the model admits FIFO's schedule as its start and the
+    MIP returns it (as cheap as its own); it must still promise respects_minima (run() verifies
+    it), as the MIP's own schedules do. By hand: each flow alone on one processor from 0, done at
+    0.5 and 1, cost 0.5 x 0.5 + 0.5 x 1 = 0.75, the optimum (no flow can finish sooner)."""
+    inst = MalleableInstance(3, (Flow([0.5], [1], [0], cost=costs.completion(0.5)),
+                                 Flow([1.0], [1], [0], cost=costs.completion(0.5))))
+    exact = run("mip", inst)
+    assert exact.objective == pytest.approx(0.75, abs=1e-9)
+    assert exact.status == "optimal"
+    assert "respects_minima" in exact.schedule.promises
+
+
 def test_a_job_below_the_solver_tolerance_is_read_back_with_all_its_work():
     # Size 3.2e-7 beside 0.5 (one flow) and 5 on one processor: HiGHS (feasibility tolerance 1e-7)
     # returns an "optimal" solution that gives the tiny job no work at all. The read-back still
