@@ -14,6 +14,7 @@ import os
 import sys
 import time
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 
 import highspy
 import numpy as np
@@ -101,6 +102,15 @@ def highs_version() -> str:
     return new_highs().version()
 
 
+OBJECTIVE_MATCH = 1e-6
+"""Relative agreement (to max(1, |cost|)) required between HiGHS's reported MIP objective and the
+cost of the solution it returns."""
+
+
+def _same_objective(reported: float, computed: float) -> bool:
+    return abs(reported - computed) <= OBJECTIVE_MATCH * max(1.0, abs(computed))
+
+
 def _set_option(highs: highspy.Highs, name: str, value) -> None:
     if highs.setOptionValue(name, value) != highspy.HighsStatus.kOk:
         raise ValueError(f"HiGHS rejected option {name}={value!r} (unknown name or bad value)")
@@ -143,6 +153,8 @@ class HighsBackend:
         self._presolve = options.get("presolve", "choose")  # HiGHS's default
         self._pending_build_seconds = 0.0
         self._loaded = False
+        self._started = False  # a MIP start was handed to HiGHS (use_start)
+        self._cost = np.zeros(0)
 
     def _load(self) -> None:
         start = time.perf_counter()
@@ -152,6 +164,7 @@ class HighsBackend:
         lp.num_row_ = form.A.shape[0]
         lp.col_cost_ = form.c
         lp.offset_ = form.offset
+        self._cost = np.asarray(form.c, dtype=float)
         lp.sense_ = highspy.ObjSense.kMaximize if form.maximize else highspy.ObjSense.kMinimize
         lp.col_lower_ = form.col_lower
         lp.col_upper_ = form.col_upper
@@ -230,9 +243,13 @@ class HighsBackend:
     def use_start(self) -> None:
         """Give HiGHS the model's current variable values as a MIP start (``setSolution``): all
         columns when every variable has a value, else the ones that have (HiGHS completes a
-        partial start by a sub-MIP). Variables without a value are left to the solver."""
+        partial start by a sub-MIP). Variables without a value are left to the solver.
+
+        A MIP solved from a start is checked: if HiGHS's objective disagrees with its own
+        solution's cost, the start is dropped and the model solved again (:meth:`solve`)."""
         if not self._loaded:
             self._load()
+        self._started = True
         values = [var.value for var in self._columns]
         known = [j for j, v in enumerate(values) if v is not None]
         if not known:
@@ -294,6 +311,24 @@ class HighsBackend:
                 best_bound = float(info.mip_dual_bound)
                 if not math.isfinite(best_bound):
                     best_bound = objective if outcome is SolveStatus.OPTIMAL else None
+                computed = float(self._cost @ np.asarray(solution.col_value, dtype=float)) + self._offset
+                if status != _STATUS.kModelEmpty and not _same_objective(objective, computed):
+                    if self._started:
+                        # Measured with HiGHS 1.16: after a MIP start its presolve reported 5 for
+                        # a solution of cost 6 (two 2-task jobs in a chain on speeds 0.5 and 1),
+                        # optimal with bound 5. Without the start it proves 6.
+                        self._started = False
+                        highs.clearSolver()
+                        again = self.solve()
+                        return replace(again, solve_seconds=again.solve_seconds + solve_seconds,
+                                       message=f"{again.message} (re-solved without the MIP start: HiGHS "
+                                               f"reported objective {objective!r} for a solution of cost "
+                                               f"{computed!r})")
+                    # The incumbent's value was wrong, so neither its optimality nor the bound
+                    # it pruned by can be trusted: a feasible solution at its true cost, no bound.
+                    note += (f" (HiGHS reported objective {objective!r} for a solution of cost {computed!r}: "
+                             "its proof and bound are not used)")
+                    outcome, objective, best_bound = SolveStatus.FEASIBLE, computed, None
             elif outcome is SolveStatus.OPTIMAL:
                 best_bound = objective
             if (not self._is_mip and solution.dual_valid and self.model is not None

@@ -59,3 +59,46 @@ def test_a_start_never_changes_the_optimum(solver, caplog):
     assert res.status is SolveStatus.OPTIMAL and res.objective == pytest.approx(OPTIMUM)
     ignored = "takes no MIP start" in caplog.text
     assert ignored == (solver in ("glpk", "cvxpy")), caplog.text  # said where it is ignored, only there
+
+
+def test_highs_is_asked_again_without_the_start_when_its_objective_is_not_its_solutions(monkeypatch):
+    """HiGHS 1.16 after a MIP start: objective 5 "optimal" for a solution of cost 6 (below). The
+    back end compares the reported objective with the returned solution's cost; on a mismatch it
+    drops the start and solves again, and if that disagrees too it keeps the solution at its own
+    cost as merely feasible, with no bound. Both branches, by making the comparison fail."""
+    import schedrelax.solvers.highs_backend as hb
+
+    start = {i: float(i in (0, 1)) for i in range(len(WEIGHTS))}
+    calls = []
+
+    def once(reported, computed):
+        calls.append((reported, computed))
+        return len(calls) > 1
+
+    monkeypatch.setattr(hb, "_same_objective", once)
+    res = solve(_knapsack(start), warm_start=True)
+    assert res.status is SolveStatus.OPTIMAL and res.objective == pytest.approx(OPTIMUM)
+    assert "re-solved without the MIP start" in res.message and len(calls) == 2
+
+    monkeypatch.setattr(hb, "_same_objective", lambda reported, computed: False)
+    res = solve(_knapsack(start), warm_start=True)
+    assert res.status is SolveStatus.FEASIBLE and res.best_bound is None
+    assert res.objective == pytest.approx(OPTIMUM)  # the solution's own cost
+    assert "its proof and bound are not used" in res.message
+
+
+def test_the_related_mip_case_where_highs_misreported_its_objective_is_proven_at_the_hand_optimum():
+    """Two jobs of two unit tasks, job 0 before job 1, speeds 0.5 and 1, non-preemptive. By hand:
+    job 0's tasks take 1 on the fast machine and 2 on the slow one, so job 0 ends at 2 at best
+    (both on the fast machine, or one on each); job 1 starts at 2 and ends at 4 at best: the
+    optimum is 2 + 4 = 6. With HiGHS 1.16 the MIP from FIFO's start came back "optimal" at 5."""
+    import numpy as np
+
+    from schedrelax.algorithms import run
+    from schedrelax.instances import RelatedInstance, RelatedJob
+
+    inst = RelatedInstance(speeds=np.array([0.5, 1.0]), jobs=(RelatedJob(tasks=np.array([1.0, 1.0])),
+                                                              RelatedJob(tasks=np.array([1.0, 1.0]))), edges=[(0, 1)])
+    res = run("mip", inst)
+    assert res.objective == pytest.approx(6.0, abs=1e-9)
+    assert res.status == "optimal" and 6.0 - 1e-6 <= res.lower_bound <= 6.0 + 1e-9
