@@ -238,6 +238,7 @@ class HighsBackend:
                 self._is_mip = True
             self._columns.append(var)
             self._column_of[id(var)] = j
+            self._cost = np.r_[self._cost, 0.0]  # a new variable is in no objective term (addVar: cost 0)
         return j
 
     def use_start(self) -> None:
