@@ -18,7 +18,7 @@ Reported in ``benchmark.extra_info``: seconds, rounds, cuts, the solver's share 
 (HiGHS's own runs; the rest is Pyomo building rows, the hand-over and the oracle), and the speed-up
 over the baseline where the baseline finishes. Optima must agree; nothing asserts a time. Run with
 ``python -m pytest benchmarks/test_queyranne_speed.py -q`` (about a minute); ``SCHEDRELAX_BENCH_LARGE=1``
-adds the baseline at 2,000 jobs and the loop at 5,000 and 10,000 (measured 3.7 s and 22 s with
+adds the baseline at 2,000 jobs and the loop at 5,000 and 10,000 (measured 1.9 s and 8.2 s with
 the default segments loop; the pool loop took 11 s and 56 s).
 
 The table of issue #17 (one command, one process per run so that peak RSS is each run's own)::
@@ -32,20 +32,33 @@ with ``--old``, of the loop before issue #17 (``loop="pyomo"``), each with the r
 its optimum from the segments loop's; ``--floor`` adds HiGHS's time on each loop's final LP alone,
 solved cold (default options, 600 s limit).
 
-Measured (this 2-core machine, one process per run)::
+Measured (this 2-core machine, one process per run; the segments loop deletes prefixes idle for
+``keep`` = 4 solves, the seed chain's after one, see :class:`schedrelax.models.queyranne.QueyranneCuts`)::
 
           n     loop  seconds   solver  peak MB rounds     rows            objective    vs seg
-       1000 segments      0.3      0.2      166     11     4334          584138.9411
-       1000     pool      0.5      0.3      225     10    41076          584138.9458  -8.0e-09
-       2000 segments      0.5      0.4      182     10     8373          2384473.073
-       2000     pool      1.5      1.0      319     11    83085          2384473.126  -2.2e-08
-       5000 segments      3.7      3.2      276     16    22002           14269990.3
-       5000     pool     11.1      8.8      715     16   241588          14269990.15  +1.1e-08
-      10000 segments     22.0     20.9      435     20    48252          57114311.47
-      10000     pool     56.1     49.5     1346     19   540456           57114311.5  -6.5e-10
+       1000 segments      0.2      0.1      162     10     2379          584138.9365
+       1000     pool      0.6      0.4      229     10    41076          584138.9458  -1.6e-08
+       5000 segments      1.9      1.5      247     16    10635          14269990.36
+       5000     pool     11.3      9.0      728     16   241588          14269990.15  +1.5e-08
+      10000 segments      8.2      7.0      322     23    20882          57114311.97
+      10000     pool     56.1     49.9     1365     19   540456           57114311.5  +8.1e-09
 
-At 100,000 jobs (2.5 M tasks) the segments run had not finished after 15 CPU minutes at 7.8 GB
-and was stopped.
+Before the deletion (issue #17, same machine) the segments loop took 0.3 s / 166 MB / 4,334 rows,
+3.7 s / 276 MB / 22,002 rows and 22.0 s / 435 MB / 48,252 rows at these sizes (optima 584138.9411,
+14269990.3, 57114311.47: the new ones differ by -7.9e-9, +4e-9, +8.8e-9 relative), and 315 s /
+943 MB / 26 rounds at 20,000 jobs, now 55.7 s / 594 MB / 33 rounds (230158764.88 vs 230158765.83,
++4.1e-9). What it was: every basis solve of HiGHS's dual simplex ran along the chains' runs of
+basic z (at 10,000 jobs the seed chain ended with 9,999 of its 10,000 z basic; FTRAN and BTRAN
+results 44-50 % dense, 3 ms an iteration at 48,000 rows).
+
+At 100,000 jobs (2.5 M tasks) the loop does not finish in 10 minutes. Measured with ``keep`` = 2
+(stopped after 16 rounds, 549 s, peak 2.75 GB): building the instance 4.8 s, LP data 0.4 s, HiGHS
+536 s (98 %: round 1, the seed chain from scratch, 73 s and 149,812 iterations; round 2, the first
+chain of violated prefixes and fluid cuts, 224 s and 120,468 iterations; rounds 3-16 8-46 s each,
+2,000-5,000 iterations at 2.5-9 ms, rising as the chains' nonzeros grow by ~100,000 a round),
+reading bases 3.6 s, oracle and edits 1.6 s, applying edits 1.2 s. At 20,000 jobs the loop
+needed 33-35 rounds; the time per round grows about as n^2 (iterations and cost per iteration
+both grow with n).
 
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070

@@ -177,9 +177,12 @@ nonbasic at the upper bound."""
 
 @dataclass(frozen=True, eq=False)
 class LPEdit:
-    """Changes to an LP a solver loop holds, for a loop that only ever grows it (no deletion).
+    """Changes to an LP a solver loop holds: deletions, then bound changes and additions.
 
-    Before the edit the LP has ``n_cols`` columns and ``n_rows`` rows. The edit changes the bounds
+    Before the edit the LP has ``n_cols`` columns and ``n_rows`` rows. The edit first deletes the
+    columns ``drop_cols`` and rows ``drop_rows`` (indices before the edit; the rest keep their
+    order and are renumbered from 0, and every other index of the edit is in that numbering); it
+    then changes the bounds
     of existing columns ``bound_cols`` to ``bound_lower``/``bound_upper``, appends columns
     (``col_lower``/``col_upper``, cost 0) and rows (``row_lower``/``row_upper``), and the
     nonzeros ``entries = (row, col, value)`` in the indices after the edit; each entry lies in a
@@ -202,6 +205,8 @@ class LPEdit:
     col_status: np.ndarray
     row_status: np.ndarray
     cuts: int = 0
+    drop_cols: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    drop_rows: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
 
 
 def vertex_statuses(program: MatrixProgram, x: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:

@@ -23,7 +23,6 @@ from schedrelax.models.queyranne import (
     build_lp_schedule,
     lp_schedule_program,
     lp_schedule_solution,
-    program_with,
     seed_chain_rows,
     smith_rule_lp,
 )
@@ -101,10 +100,13 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     two per cut instead of a row per job and cut; its columns created where they may be nonzero and
     the rest priced in at each round's duals) and applied as edits by
     :func:`schedrelax.solvers.cutting_planes.cutting_planes_edits` (warm basis, nothing deleted).
-    Measured on the benchmark's ``dag_instance`` (one process per run, same machine and session;
-    segments vs pool): 1,000 jobs 0.3 s vs 0.5 s, 2,000 0.5 s vs 1.5 s, 5,000 3.7 s / 276 MB vs
-    11.1 s / 715 MB, 10,000 22.0 s / 435 MB vs 56.1 s / 1,346 MB (48,252 rows vs 540,456); the
-    optima agree to 2.2e-8 relative. ``loop="auto"`` (the default) takes it from
+    With ``keep`` the segments loop also deletes the prefixes of (2) basic (zero dual) after ``keep``
+    solves in a row (:meth:`~schedrelax.models.queyranne.QueyranneCuts.edit`), which keeps HiGHS's
+    basis solves sparse. Measured on the benchmark's ``dag_instance`` (one process per run, same
+    machine and session; segments vs pool): 1,000 jobs 0.2 s vs 0.6 s, 5,000 1.9 s / 247 MB vs
+    11.3 s / 728 MB, 10,000 8.2 s / 322 MB vs 56.1 s / 1,365 MB (20,882 rows vs 540,456), 20,000
+    55.7 s / 594 MB (without the deletion 22.0 s at 10,000 and 315 s at 20,000); the optima agree
+    to 1.6e-8 relative. ``loop="auto"`` (the default) takes it from
     :data:`SEGMENTS_FROM` jobs on under HiGHS, the pool below (where both take well under a second
     and the pool's results are the ones the online reference test recorded).
     ``loop="pyomo"`` is the loop before issue #17 (Pyomo rows, HiGHS's own basis extension, no
@@ -125,14 +127,15 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     rounds_limit = max_rounds or 10 * instance.n_jobs + 100
     if loop in ("segments", "pool") and solver.partition(":")[0] == "highs":
         data = ScheduleLPData.of(instance)
-        separation = QueyranneCuts(data, cuts, tol=tol, fluid_cuts=fluid_cuts, fluid_tol=fluid_tol)
+        separation = QueyranneCuts(data, cuts, tol=tol, fluid_cuts=fluid_cuts, fluid_tol=fluid_tol,
+                                   keep=keep if loop == "segments" else None)
         program = lp_schedule_program(data)
-        seed = [seed_chain_rows(data)] if seed_chain else []
         if loop == "segments":  # the seed chain goes into the first solve as part of the program
-            whole = program_with(program, seed[0]) if seed else program
+            whole = separation.edit_program(program, seed_chain)
             looped = cutting_planes_edits(whole, separation.edit, solver, max_rounds=rounds_limit,
                                           time_limit=time_limit, repair=separation.repair, **options)
         else:
+            seed = [seed_chain_rows(data)] if seed_chain else []
             looped = cutting_planes_rows(program, separation.cut_rows, seed, solver, max_rounds=rounds_limit,
                                          keep=keep, warm=warm, time_limit=time_limit, **options)
         looped.result.require_optimal()

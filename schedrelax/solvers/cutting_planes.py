@@ -204,7 +204,9 @@ def cutting_planes_edits(
 
     ``separation(x, col_status, row_status, row_dual)`` gets the last solution (every column), its
     basis and its row duals, and returns a :class:`schedrelax._matrix.LPEdit` (which carries the basis to restart from),
-    or None when nothing is violated (then the loop has converged). Nothing is ever deleted.
+    or None when nothing is violated (then the loop has converged). An edit may delete columns and
+    rows (``drop_cols``/``drop_rows``, before its additions); the loop stops only on the
+    separation's None, so what was deleted is checked again at every point.
     When a solve finds the LP infeasible and ``repair(col_status, row_status)`` returns an edit
     (a separation that keeps a restriction of its formulation widens it), the edit is applied and
     the loop goes on; otherwise the loop ends there, not converged.

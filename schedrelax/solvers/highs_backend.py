@@ -572,9 +572,10 @@ class HighsRowPool(HighsProgramBackend):
 
 
 class HighsEditableLP(HighsProgramBackend):
-    """HiGHS on a :class:`schedrelax._matrix.MatrixProgram` that a loop grows by
-    :class:`schedrelax._matrix.LPEdit` s (bound changes, new columns and rows), re-solving from the
-    basis each edit carries (the dual simplex then starts where the last solve ended)."""
+    """HiGHS on a :class:`schedrelax._matrix.MatrixProgram` that a loop edits by
+    :class:`schedrelax._matrix.LPEdit` s (deleted columns and rows, bound changes, new columns and
+    rows), re-solving from the basis each edit carries (the dual simplex then starts where the
+    last solve ended)."""
 
     persistent = True
 
@@ -598,26 +599,43 @@ class HighsEditableLP(HighsProgramBackend):
         if held != (edit.n_cols, edit.n_rows):
             raise ValueError(f"the edit is for an LP of {edit.n_cols} columns and {edit.n_rows} rows; "
                              f"HiGHS holds {held[0]} and {held[1]}")
+        # deletions first; the rest of the edit is in the numbering after them
+        drop_cols = _drop_set(edit.drop_cols, held[0], "columns")
+        drop_rows = _drop_set(edit.drop_rows, held[1], "rows")
+        if len(drop_cols):
+            h.deleteCols(len(drop_cols), drop_cols)
+        if len(drop_rows):
+            h.deleteRows(len(drop_rows), drop_rows)
+        n_cols, n_rows = held[0] - len(drop_cols), held[1] - len(drop_rows)
         if len(edit.bound_cols):
             h.changeColsBounds(len(edit.bound_cols), np.asarray(edit.bound_cols, dtype=np.int32),
                                np.asarray(edit.bound_lower, dtype=float), np.asarray(edit.bound_upper, dtype=float))
         r, c, v = (np.asarray(a) for a in edit.entries)
-        old_col = c < edit.n_cols
-        if np.any(old_col & (r < edit.n_rows)):
+        old_col = c < n_cols
+        if np.any(old_col & (r < n_rows)):
             raise ValueError("an LPEdit may not change an existing row's entry on an existing column")
         q = len(edit.row_lower)
         if q:  # new rows, with their entries on existing columns
-            rr, cc, vv = r[old_col] - edit.n_rows, c[old_col], v[old_col]
+            rr, cc, vv = r[old_col] - n_rows, c[old_col], v[old_col]
             order = np.argsort(rr, kind="stable")
             starts = np.searchsorted(rr[order], np.arange(q)).astype(np.int32)
             h.addRows(q, np.asarray(edit.row_lower, dtype=float), np.asarray(edit.row_upper, dtype=float), len(rr),
                       starts, cc[order].astype(np.int32), vv[order].astype(float))
         k = len(edit.col_lower)
         if k:  # new columns, with all their entries (in existing and new rows)
-            rr, cc, vv = r[~old_col], c[~old_col] - edit.n_cols, v[~old_col]
+            rr, cc, vv = r[~old_col], c[~old_col] - n_cols, v[~old_col]
             order = np.argsort(cc, kind="stable")
             starts = np.searchsorted(cc[order], np.arange(k)).astype(np.int32)
             h.addCols(k, np.zeros(k), np.asarray(edit.col_lower, dtype=float), np.asarray(edit.col_upper, dtype=float),
                       len(rr), starts, rr[order].astype(np.int32), vv[order].astype(float))
         _write_basis(h, edit.col_status, edit.row_status, "the edit's basis")
         self._pending_build_seconds += time.perf_counter() - start
+
+
+def _drop_set(indices, count: int, what: str) -> np.ndarray:
+    """*indices* sorted, as HiGHS's deletion takes them; ValueError unless they are distinct
+    indices of the LP's *count* columns or rows."""
+    drop = np.unique(np.asarray(indices, dtype=np.int64))
+    if len(drop) != len(indices) or (len(drop) and (drop[0] < 0 or drop[-1] >= count)):
+        raise ValueError(f"an LPEdit must delete distinct {what} the LP has (it has {count})")
+    return drop.astype(np.int32)

@@ -15,6 +15,8 @@ from schedrelax.models.queyranne import (
     FluidSegments,
     QueyranneCuts,
     ScheduleLPData,
+    _Chain,
+    _link_rows,
     lp_schedule_program,
     program_with,
     queyranne_separation,
@@ -275,3 +277,129 @@ def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch):
                                    atol=1e-9 * max(1.0, np.abs(reduced).max()))
         checked += len(part.cols)
     assert checked > 100
+
+
+# --------------------------------------------------------------- shortening the prefix chains
+
+def _chain_loop(inst, keep, shorten_only_at=()):
+    """The edit loop by hand with QueyranneCuts(keep=keep); at the rounds in *shorten_only_at*
+    an edit that only shortens the chains is applied and solved first. Yields after each solve."""
+    data = ScheduleLPData.of(inst)
+    cuts = QueyranneCuts(data, keep=keep)
+    lp = HighsEditableLP(cuts.edit_program(lp_schedule_program(data)), "highs", time_limit=None,
+                         mip_gap=None, threads=None, options={})
+    for rounds in range(200):
+        assert lp.solve().is_optimal
+        yield cuts, lp, None
+        if rounds in shorten_only_at:
+            cs, rs = lp.basis()
+            for chain in cuts._chains:  # as edit() counts them
+                chain.idle = np.where(cs[chain.cols] == BASIC, chain.idle + 1, 0)
+            x, cs2, rs2, dual, dropped, shorter = cuts._shorten(lp.x, cs, rs, lp.row_dual)
+            if dropped is not None:
+                e = EditBuilder(x, cs2, rs2, dropped=dropped)
+                for jobs, ends, low, z_status, z_value, link_status, idle, keep_ in shorter:
+                    c, r = e.add_cut_rows(_link_rows(jobs, ends, low, cuts.scale * data.p, data.n), data.n,
+                                          col_status=z_status, row_status=link_status, value=z_value)
+                    cuts._chains.append(_Chain(jobs, ends, low, c, r, idle, keep_))
+                before = lp._highs.getInfo().objective_function_value
+                lp.apply(e.finish(0))
+                result = lp.solve()
+                yield cuts, lp, (before, result, e, dropped)
+        edit = cuts.edit(lp.x, *lp.basis(), lp.row_dual)
+        if edit is None:
+            return
+        lp.apply(edit)
+    raise AssertionError("the loop did not converge in 200 rounds")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_shortening_keeps_the_point_its_basis_and_the_prefix_sums(seed):
+    """Deleting the idle prefixes (basic z) and summing each run's rows into one keeps the solved
+    point optimal with the carried basis: HiGHS re-solves it in no iteration at the same objective.
+    Each chain left computes its prefix sums: z_i = Σ_{jobs up to ends[i]} p_j C_j / Σ p, recomputed
+    here from the chain's jobs and ends, and z_i >= its bound."""
+    inst = spc_setting(seed, n_jobs=60, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    data = ScheduleLPData.of(inst)
+    shortened = 0
+    for cuts, lp, check in _chain_loop(inst, keep=3, shorten_only_at=range(1, 200)):
+        if check is not None:
+            before, result, e, dropped = check
+            shortened += len(dropped[1])
+            assert result.is_optimal
+            assert lp._highs.getInfo().simplex_iteration_count == 0
+            assert result.objective == pytest.approx(before, rel=1e-12)
+            assert np.count_nonzero(e.row_status == BASIC) + np.count_nonzero(e.col_status == BASIC) == len(e.row_status)
+        C = lp.x[:data.n]
+        for chain in cuts._chains:
+            prefix = np.cumsum(data.p[chain.jobs] * C[chain.jobs])[chain.ends] / data.p.sum()
+            np.testing.assert_allclose(lp.x[chain.cols], prefix, rtol=1e-7, atol=1e-9 * max(1.0, prefix.max()))
+            assert np.all(lp.x[chain.cols] >= chain.low - 1e-7 * np.maximum(1.0, chain.low))
+    assert shortened > 0  # the test saw deletions
+
+
+@pytest.mark.parametrize("keep", [1, 2, None])
+@pytest.mark.parametrize("seed", range(4))
+def test_shortened_loop_reaches_the_one_cut_optimum(seed, keep):
+    """With prefixes deleted after 1 or 2 idle solves (or never), the loop ends at the optimum of
+    the one-cut-per-round Pyomo loop (Definition 1 as stated), and no prefix is violated."""
+    inst = spc_setting(seed, n_jobs=60, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    seg = solve_lp_schedule(inst, loop="segments", keep=keep)
+    most = solve_lp_schedule(inst, cuts="most", loop="pyomo")
+    assert seg.converged and most.converged
+    assert seg.solution.objective == pytest.approx(most.solution.objective, rel=1e-6)
+    d = ScheduleLPData.of(inst)
+    assert queyranne_separation(seg.solution.C, d.p, d.mu_j, d.mu).relative.max() <= 1e-6
+
+
+@settings(max_examples=25, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=7, max_tasks=3, releases=True))
+def test_shortened_loop_violates_no_set_of_2(inst):
+    lp = solve_lp_schedule(inst, use_smith=False, loop="segments", keep=1)
+    assert lp.converged
+    lp_checks(inst, lp.solution.C)
+
+
+def test_chain_deletion_counts_and_the_keep_check():
+    inst = spc_setting(2, n_jobs=60, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    data = ScheduleLPData.of(inst)
+    cuts = None
+    for cuts, _, _ in _chain_loop(inst, keep=1):
+        pass
+    assert cuts.dropped_prefixes > 0
+    never = None
+    for never, _, _ in _chain_loop(inst, keep=None):
+        pass
+    assert never.dropped_prefixes == 0
+    # without deletion every chain keeps all its prefixes: the seed chain has all n
+    assert len(never._chains[0].ends) == data.n
+    with pytest.raises(ValueError, match="keep must be"):
+        QueyranneCuts(data, keep=0)
+
+
+def test_an_edit_deletes_columns_and_rows_first():
+    """min x0 + x1 with rows x0 >= 1, x1 >= 2, x0 + x1 >= 5; deleting the last row and then
+    adding x0 - x1 >= 0 (written in the numbering after the deletion) gives x = (2, 2), 4."""
+    import scipy.sparse as sp
+
+    from schedrelax._matrix import AT_LOWER, LPEdit, MatrixProgram
+
+    A = sp.csr_array(np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]))
+    program = MatrixProgram("toy2", np.ones(2), 0.0, A, np.array([1.0, 2.0, 5.0]), np.full(3, np.inf),
+                            np.zeros(2), np.full(2, np.inf), {"x": (0, 2)}, {})
+    lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
+    assert lp.solve().objective == pytest.approx(5.0)
+    edit = LPEdit(2, 3, np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0), np.empty(0),
+                  np.array([0.0]), np.array([np.inf]), (np.array([2, 2]), np.array([0, 1]), np.array([1.0, -1.0])),
+                  np.array([BASIC, BASIC]), np.array([AT_LOWER, AT_LOWER, BASIC]), 1,
+                  drop_cols=np.empty(0, np.int64), drop_rows=np.array([2]))
+    lp.apply(edit)
+    result = lp.solve()
+    assert result.objective == pytest.approx(4.0) and lp.x == pytest.approx([2.0, 2.0])
+    assert lp.n_rows == 3
+    for drop_rows in ([3], [0, 0]):
+        bad = LPEdit(2, 3, np.empty(0, np.int64), np.empty(0), np.empty(0), np.empty(0), np.empty(0),
+                     np.empty(0), np.empty(0), (np.empty(0), np.empty(0), np.empty(0)),
+                     np.array([BASIC, BASIC]), np.array([AT_LOWER]), 0, drop_rows=np.array(drop_rows))
+        with pytest.raises(ValueError, match="distinct rows"):
+            lp.apply(bad)
