@@ -30,8 +30,8 @@ sub-instances share most jobs, so the last optimal basis is a few pivots from th
 on 39 consecutive 300-job re-plans: 5,423 simplex iterations against 24,014 from scratch, issue
 17 item 3). The LP's optimum is the same; where the LP has several optimal solutions another may
 be found, and with it another plan: ``reuse_basis=False`` solves every re-plan's LP from scratch
-(as the offline algorithm alone would). Nothing else is carried: a solver or a cut pool stays inside one run (S-PC's persistent
-HiGHS model within its cutting-plane loop).
+(as the offline algorithm alone would). Nothing else is carried: a solver or a cut pool stays
+inside one run (S-PC's persistent HiGHS model within its cutting-plane loop).
 
 Cost per event (issue 17 item 3). The committed pieces are kept as a list of parts and joined
 once, at the end; packing sub-instances come from per-task state updated as parts are committed
@@ -58,8 +58,8 @@ import numpy as np
 from schedrelax.algorithms import ONLINE_PREFIX, Result, get, run
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import Instance, MalleableInstance, RelatedInstance
-from schedrelax.online.bounds import online_lower_bound
 from schedrelax.instances._checks import positions
+from schedrelax.online.bounds import online_lower_bound
 from schedrelax.online.metrics import online_metrics
 from schedrelax.online.remaining import (
     Committed,
