@@ -1,7 +1,8 @@
 """How far each exact engine of ``mip`` reaches: the largest generated size it proves optimal.
 
 For each family and engine (``--solver highs``: the Pyomo MIPs; ``--solver cpsat``: the CP-SAT
-models, packing and related only), sizes are tried up a ladder (packing: the ``synchpack`` setup
+models of packing and related, and the mapreduce MIP itself, which is linear over the integers,
+given to CP-SAT; malleable has continuous variables: HiGHS only), sizes are tried up a ladder (packing: the ``synchpack`` setup
 on 4 machines, 1-3 tasks per job, n_jobs 10, 15, 20, 30, 40, 50; related: the ``spc`` setup on 6
 machines, 1-4 tasks per job, n_jobs 3 ... 10; malleable: the ``flowflex`` setup at its small
 sizes, 8 processors and 2-4 jobs per flow, n_flows 3, 5, 7, 10, 12, 15, with ``max_jobs`` lifted;
@@ -39,7 +40,7 @@ LADDERS = {"packing": (10, 15, 20, 30, 40, 50), "related": (3, 4, 5, 6, 7, 8, 9,
            "malleable": (3, 5, 7, 10, 12, 15), "mapreduce": (20, 30, 40, 60, 80)}
 SIZE_NAMES = {"packing": "n_jobs", "related": "n_jobs", "malleable": "n_flows", "mapreduce": "slots"}
 ENGINES = {"packing": ("highs", "cpsat"), "related": ("highs", "cpsat"), "malleable": ("highs",),
-           "mapreduce": ("highs",)}
+           "mapreduce": ("highs", "cpsat")}
 FAMILY_PARAMS = {"malleable": {"max_jobs": 1000}}
 """Parameters every ``mip`` call of the family gets: the malleable MIP refuses more than 12 jobs
 by default, and the ladder's sizes are its subject."""

@@ -37,18 +37,11 @@ from schedrelax.errors import AlgorithmError, SolverError
 from schedrelax.instances import PackingInstance, RelatedInstance
 from schedrelax.rounding.exact import exact_outcome
 from schedrelax.schedules import Schedule, evaluate, verify
+from schedrelax.solvers.cpsat_backend import DEFAULT_THREADS
 from schedrelax.solvers.result import SolveStatus
 
 START_ALGORITHMS = {"packing": ("fifo", "tetris-np", "jsq-mw"), "related": ("fifo", "huwf", "tetris")}
 """The fast non-preemptive schedulers whose best schedule starts CP-SAT (no LP, no Pyomo)."""
-
-DEFAULT_THREADS = 1
-"""CP-SAT workers when ``threads`` is None. One worker is deterministic for a given seed (the reach
-numbers reproduce) and does not oversubscribe ``compare``, which already runs one process per CPU.
-Measured on the shared 2-core box (benchmarks/exact_reach.py, related n_jobs 4 and packing n_jobs
-20, seeds 0-2): with the other core idle, 2 workers proved 1.3-2.3x faster (related seed 0: 8.2 s
-against 18.4 s); with the other core busy, 1 worker was faster (related seed 0: 18.7 s against no
-proof in 20 s; packing seed 0: 4.2 s against 7.5 s). On a quiet machine pass ``threads=2``."""
 
 FIT_TOL = 1e-9
 """Relative slack of the float rebuild's capacity test (sums of float demands), as list packing's."""

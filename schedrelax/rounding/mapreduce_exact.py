@@ -55,6 +55,10 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
     optimum only if the cap cut nothing: ``info["windows_safe"]``). The lower bound is the larger
     of the SRPT bound and, with safe windows, the solver's bound rounded up (flow times are whole).
 
+    Every variable of the MIP is integer and every coefficient whole, so ``solver="cpsat"`` solves
+    this same model with CP-SAT (:class:`~schedrelax.solvers.cpsat_backend.CpSatBackend`; the start
+    becomes its hint, and it runs one worker: CpSatBackend's default).
+
     A time limit returns the solver's incumbent or, if it has none or a worse one, the start
     (status "feasible", the solver's in ``info["solver_status"]``), with the bound and gap;
     NoOptimalSolutionError only when the solver ends with no solution and no policy gave a start

@@ -15,17 +15,26 @@ from __future__ import annotations
 import importlib.util
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import scipy.sparse
 
 from schedrelax._log import solver_log_enabled
 from schedrelax._ortools import cp_model_module
 from schedrelax.solvers.result import SolveResult, SolveStatus
 
 SOLVER_NAME = "cpsat"
+
+DEFAULT_THREADS = 1
+"""CP-SAT workers when ``threads`` is None. One worker is deterministic for a given seed (the reach
+numbers reproduce) and does not oversubscribe ``compare``, which already runs one process per CPU.
+Measured on the shared 2-core box (benchmarks/exact_reach.py, related n_jobs 4 and packing n_jobs
+20, seeds 0-2): with the other core idle, 2 workers proved 1.3-2.3x faster (related seed 0: 8.2 s
+against 18.4 s); with the other core busy, 1 worker was faster (related seed 0: 18.7 s against no
+proof in 20 s; packing seed 0: 4.2 s against 7.5 s). On a quiet machine pass ``threads=2``."""
 
 
 def cpsat_version() -> str | None:
@@ -71,11 +80,11 @@ def _check_seed(seed: object) -> None:
 
 
 def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
-                build_seconds: float = 0.0) -> CpSatSolve:
+                build_seconds: float = 0.0, gap: float | None = None) -> CpSatSolve:
     """Solve the CP-SAT *model* to a proven optimum (zero relative and absolute gap) unless
     *time_limit* (seconds) stops it first; *threads* is CP-SAT's ``num_workers`` (None: its own
-    default, every core), *seed* its ``random_seed``. *build_seconds* (the caller's time to build
-    the model) is passed through to the result.
+    default, every core), *seed* its ``random_seed``, *gap* its relative gap limit (None: 0).
+    *build_seconds* (the caller's time to build the model) is passed through to the result.
 
     Status: OPTIMAL (proven), FEASIBLE (a solution, not proven optimal), INFEASIBLE,
     LIMIT_NO_SOLUTION (a limit before any solution), ERROR (an invalid model; the message is
@@ -96,8 +105,8 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
     if seed is not None:
         p.random_seed = int(seed) % (2**31)
     # A proven optimum, never one within CP-SAT's default absolute gap (1e-4 is below one unit
-    # of an integer objective anyway; set for clarity).
-    p.relative_gap_limit = 0.0
+    # of an integer objective anyway; set for clarity), unless a relative *gap* is asked for.
+    p.relative_gap_limit = 0.0 if gap is None else float(gap)
     p.absolute_gap_limit = 0.0
     p.log_search_progress = solver_log_enabled()
     invalid = model.Validate()
@@ -125,3 +134,108 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
     message = f"CP-SAT {solver.StatusName(code)}; {solver.NumBranches()} branches, {solver.NumConflicts()} conflicts"
     return CpSatSolve(SolveResult(status, objective, bound, build_seconds, seconds, SOLVER_NAME, version, message),
                       solver)
+
+
+class CpSatBackend:
+    """CP-SAT on a linear Pyomo model whose every variable is integer (``solve(model, "cpsat")``).
+
+    CP-SAT works on integers only, so it takes a model exactly when the model means the same
+    over the integers: every column integer with finite bounds, every coefficient of the rows
+    and the objective a whole number. A row's bounds are then rounded inward (``x + y >= 2.5``
+    is ``x + y >= 3`` for integers: exact, not an approximation); the objective's constant may
+    be any number. Anything else is a :class:`~schedrelax.errors.SolverError` naming the first
+    variable or row that breaks the rule (continuous variables: use a MIP solver such as
+    ``"highs"``). ``mip_gap`` is CP-SAT's relative gap limit (None: a proven optimum);
+    ``options`` may hold ``seed``; ``threads`` None is :data:`DEFAULT_THREADS`. A MIP start (:meth:`use_start`) becomes CP-SAT's solution
+    hint. Not persistent: constraints added later rebuild the model.
+    """
+
+    persistent = False
+
+    def __init__(self, model, name: str, *, time_limit: float | None, mip_gap: float | None,
+                 threads: int | None, options: Mapping[str, object]):
+        unknown = sorted(set(options) - {"seed"})
+        if unknown:
+            raise ValueError(f"solver 'cpsat' takes no option {unknown[0]!r} here (its options: seed)")
+        _check_seed(options.get("seed"))
+        self.model, self.name = model, name
+        self.builds = 0
+        self.version = cpsat_version() or ""
+        self._time_limit, self._mip_gap = time_limit, mip_gap
+        self._threads = DEFAULT_THREADS if threads is None else threads
+        self._seed = options.get("seed")
+        self._hint = False
+
+    def add_constraints(self, constraints) -> None:
+        """Nothing to do: each :meth:`solve` builds the CP-SAT model from the Pyomo model."""
+
+    def use_start(self) -> None:
+        """Hand CP-SAT the variables' current values as a hint at the next solve."""
+        self._hint = True
+
+    def _build(self):
+        from schedrelax.errors import SolverError
+        from schedrelax.solvers.standard_form import compile_linear_form
+
+        t0 = time.perf_counter()
+        form = compile_linear_form(self.model)
+        name = str(getattr(self.model, "name", None) or "model").strip("'")
+
+        def refuse(what: str) -> SolverError:
+            return SolverError(f"solver 'cpsat' solves linear models over the integers only; in {name!r} {what}. "
+                               "Use a MIP solver such as 'highs' for this model")
+
+        for j, var in enumerate(form.columns):
+            if not form.integer[j]:
+                raise refuse(f"variable {var.name} is continuous")
+            lo, hi = form.col_lower[j], form.col_upper[j]
+            if not (math.isfinite(lo) and math.isfinite(hi)):
+                raise refuse(f"integer variable {var.name} has no finite bounds ({lo}, {hi})")
+        A = scipy.sparse.csr_array(form.A)
+        if not np.all(A.data == np.round(A.data)):
+            r = int(np.searchsorted(A.indptr, np.flatnonzero(A.data != np.round(A.data))[0], side="right") - 1)
+            raise refuse(f"row {form.rows[r].name} has a fractional coefficient")
+        if not np.all(form.c == np.round(form.c)):
+            j = int(np.flatnonzero(form.c != np.round(form.c))[0])
+            raise refuse(f"the objective's coefficient of {form.columns[j].name} is fractional")
+        cp_model = cp_model_module()
+        cp = cp_model.CpModel()
+        x = [cp.NewIntVar(math.ceil(lo), math.floor(hi), var.name)
+             for var, lo, hi in zip(form.columns, form.col_lower.tolist(), form.col_upper.tolist())]
+        data, indices, indptr = A.data.astype(np.int64).tolist(), A.indices.tolist(), A.indptr.tolist()
+        for r, (lo, hi) in enumerate(zip(form.row_lower.tolist(), form.row_upper.tolist())):
+            a, b = indptr[r], indptr[r + 1]
+            expr = cp_model.LinearExpr.WeightedSum([x[k] for k in indices[a:b]], data[a:b])
+            if math.isfinite(lo):
+                cp.Add(expr >= math.ceil(lo))
+            if math.isfinite(hi):
+                cp.Add(expr <= math.floor(hi))
+        nz = np.flatnonzero(form.c).tolist()
+        objective = cp_model.LinearExpr.WeightedSum([x[k] for k in nz], [int(form.c[k]) for k in nz])
+        if form.maximize:
+            cp.Maximize(objective)
+        else:
+            cp.Minimize(objective)
+        if self._hint:
+            for var, v in zip(form.columns, x):
+                if var.value is not None:
+                    cp.AddHint(v, int(round(var.value)))
+        self.builds += 1
+        return cp, x, form, time.perf_counter() - t0
+
+    def solve(self) -> SolveResult:
+        """Build the CP-SAT model, solve it, and load the values into the model's variables."""
+        from dataclasses import replace
+
+        from schedrelax.solvers.standard_form import load_values
+
+        cp, x, form, built = self._build()
+        done = solve_cpsat(cp, time_limit=self._time_limit, threads=self._threads, seed=self._seed,
+                           build_seconds=built, gap=self._mip_gap)
+        res = done.result
+        if res.status.has_solution:
+            load_values(form.columns, done.values(x).astype(float))
+        shift = form.offset
+        return replace(res, solver=self.name,
+                       objective=None if res.objective is None else res.objective + shift,
+                       best_bound=None if res.best_bound is None else res.best_bound + shift)

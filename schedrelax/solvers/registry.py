@@ -3,8 +3,10 @@
 Names: ``"highs"`` (the default, highspy), the Pyomo plugins in `pyomo_backend.PLUGIN_OPTIONS`
 (``"glpk"``, ``"cbc"``, ``"gurobi"``, ``"cplex"``, ``"scip"``), ``"cvxpy"``
 (CLARABEL for LPs, HiGHS or SciPy for MIPs) and ``"cvxpy:SOLVER"`` for any solver cvxpy knows.
-``"cpsat"`` (OR-Tools CP-SAT, `cpsat_backend`) is no Pyomo back end: it solves only the exact
-``mip`` models of the packing and related families, and `solve` refuses it with that message.
+``"cpsat"`` (OR-Tools CP-SAT, `cpsat_backend`) solves the Pyomo models that are linear over the
+integers (`cpsat_backend.CpSatBackend`: every variable integer and bounded, whole coefficients;
+`solve` refuses any other with a message naming the variable or row), and the CP-SAT models the
+exact ``mip`` of the packing and related families build themselves.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from pyomo.core.base.constraint import ConstraintData
 
 from schedrelax.errors import SolverError, SolverNotAvailableError
 from schedrelax._ortools import INSTALL_HINT as CPSAT_INSTALL
-from schedrelax.solvers.cpsat_backend import cpsat_version
+from schedrelax.solvers.cpsat_backend import CpSatBackend, cpsat_version
 from schedrelax.solvers.cvxpy_backend import (
     CvxpyBackend,
     cvxpy_installed_solvers,
@@ -83,10 +85,11 @@ class SolverInfo:
 
     ``features`` holds ``"integers"`` (accepts integer variables), ``"duals"`` (fills the
     model's ``dual`` Suffix after an LP solve) and ``"persistent"`` (`PersistentSolver`
-    re-solves without rebuilding the model), as the back end offers them, and ``"own_models"``
-    for an engine that solves no Pyomo model, only the models it builds itself (``cpsat``: the
-    exact ``mip`` of the packing and related families). ``version`` is None when the solver is
-    not installed; ``install`` says how to install it.
+    re-solves without rebuilding the model), as the back end offers them; ``"integer_only"``
+    for one that takes a Pyomo model only when every variable is integer, and ``"own_models"``
+    for an engine that also solves models it builds itself (``cpsat``: the exact ``mip`` of the
+    packing and related families). ``version`` is None when the solver is not installed;
+    ``install`` says how to install it.
     """
 
     name: str
@@ -199,7 +202,7 @@ def available_solvers() -> list[SolverInfo]:
             features = set(_PLUGIN_FEATURES[name])
             version = plugin_version(name) if available else None
         elif kind == "cpsat":
-            features = {"integers", "own_models"}
+            features = {"integers", "integer_only", "own_models"}
             version = f"OR-Tools {cpsat_version()}" if available else None
         else:
             solver = name.partition(":")[2].upper()
@@ -249,17 +252,16 @@ def make_backend(
     options: Mapping[str, object],
 ) -> Backend:
     """Check the arguments (solver name first) and return the back end for `solver`."""
-    if solver == "cpsat":
-        name = str(getattr(model, "name", None) or type(model).__name__).strip("'")
-        raise SolverError(
-            f"solver 'cpsat' solves only the exact `mip` models of the packing and related families "
-            f"(it builds its own CP-SAT model from the instance); it cannot solve the Pyomo model {name!r}. "
-            f"Use an LP/MIP solver such as 'highs' for this algorithm")
     check_solver(solver)
     check_limits(time_limit, mip_gap, threads)
     if not isinstance(model, pyo.Block):
         raise TypeError(f"model must be a Pyomo ConcreteModel, got {type(model).__name__}")
     active_objective(model)
+    if solver == "cpsat":
+        # pure-integer models only (the back end says which variable or row is not); the packing
+        # and related `mip` build their own CP-SAT models instead
+        return CpSatBackend(model, solver, time_limit=time_limit, mip_gap=mip_gap, threads=threads,
+                            options=options)
     backend_class = {"highs": HighsBackend, "plugin": PyomoPluginBackend, "cvxpy": CvxpyBackend}[
         _kind(solver)
     ]

@@ -178,15 +178,16 @@ def test_a_time_limit_returns_a_verified_schedule_and_a_valid_bound():
 
 # ---------------------------------------------------------------------------------- errors
 
-def test_cpsat_is_listed_with_integers_and_its_own_models_only():
+def test_cpsat_is_listed_with_integers_only_and_its_own_models():
     info = {i.name: i for i in available_solvers()}["cpsat"]
-    assert info.available and info.features == {"integers", "own_models"} and info.version.startswith("OR-Tools ")
+    assert info.available and info.features == {"integers", "integer_only", "own_models"}
+    assert info.version.startswith("OR-Tools ")
     assert "schedrelax[cpsat]" in info.install
 
 
 def test_an_lp_algorithm_given_cpsat_says_what_cpsat_solves():
     inst = _packing_exact(0)
-    with pytest.raises(SolverError, match=r"cpsat.*only the exact `mip` models"):
+    with pytest.raises(SolverError, match=r"cpsat.*over the integers only.*is continuous.*'highs'"):
         run("synchpack2", inst, solver="cpsat")
     with pytest.raises(SolverError, match="SynchPack LP2"):
         solve(build_lp2(inst), "cpsat")

@@ -54,3 +54,25 @@ def test_the_start_is_returned_when_the_read_back_is_worse(monkeypatch):
     res = run("mip", _instance())
     assert res.objective == 3.0 and res.info["returned_instead"] in mapreduce_exact.MAPREDUCE_STARTS
     assert res.info["optimal"] and res.info["mip_objective"] == pytest.approx(3.0, abs=1e-6)
+
+
+def test_cpsat_takes_the_mip_over_the_integers_and_proves_the_hand_optimum():
+    pytest.importorskip("ortools")
+    res = run("mip", _instance(), solver="cpsat")
+    assert res.objective == 3.0 and res.info["optimal"] and res.params["solver"] == "cpsat"
+
+
+@pytest.mark.parametrize("seed", range(4))  # seed 4 takes 10-16 s: the reach benchmark's size
+@pytest.mark.parametrize("model", ["non-preemptive", "preemptive-tasks"])
+def test_cpsat_and_highs_prove_the_same_optimum(seed, model):
+    """Two engines on the same MIP (HiGHS's branch and bound, CP-SAT's search over the integers):
+    where both prove an optimum, it is the same number, and each schedule is verified by run()."""
+    pytest.importorskip("ortools")
+    from schedrelax.instances.generate import SETUPS
+
+    setup = SETUPS["asrpt"]
+    inst = setup.function(seed, **{**setup.small_sizes, "slots": 12})
+    highs = run("mip", inst, params={"model": model})
+    cpsat = run("mip", inst, solver="cpsat", params={"model": model})
+    assert highs.info["optimal"] and cpsat.info["optimal"]
+    assert cpsat.objective == highs.objective

@@ -35,9 +35,9 @@ def test_unavailable_solvers_have_no_version_but_an_install_hint():
 def test_every_listed_available_solver_solves_a_tiny_lp():
     # what `schedrelax list` calls available must really work
     for info in available_solvers():
-        if info.available and "own_models" in info.features:
-            # an engine of its own models (cpsat) refuses a Pyomo model, saying what it solves
-            with pytest.raises(SolverError, match="solves only the exact `mip` models"):
+        if info.available and "integer_only" in info.features:
+            # an integer engine (cpsat) refuses a model with continuous variables, saying what it solves
+            with pytest.raises(SolverError, match="over the integers only"):
                 solve(lp_offset_negative_bounds(), info.name)
         elif info.available:
             assert solve(lp_offset_negative_bounds(), info.name).objective == pytest.approx(
