@@ -39,7 +39,7 @@ gap below 1 leaves no better whole value; 0.99, not 1, keeps a margin for the so
           uses_solver=True, paper="001 §III eqs. (1)-(2)")
 def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None = None, time_limit: float = 60.0,
         model: str | None = None, preemptive: bool | None = None, horizon: int | None = None,
-        warm_start: bool = True, bound_row: bool = True) -> Result:
+        warm_start: bool = True, bound_row: bool = True, threads: int | None = None) -> Result:
     """The optimum under *model* (the policies' three models, see
     :func:`~schedrelax.schedulers.mapreduce_sim.resolve_model`), from the MIP of
     :func:`~schedrelax.models.mapreduce_mip.build_mapreduce_mip`: ``non-preemptive`` is paper 001
@@ -57,7 +57,8 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
 
     Every variable of the MIP is integer and every coefficient whole, so ``solver="cpsat"`` solves
     this same model with CP-SAT (:class:`~schedrelax.solvers.cpsat_backend.CpSatBackend`; the start
-    becomes its hint, and it runs one worker: CpSatBackend's default).
+    becomes its hint, and it runs one worker unless *threads* says more). *threads* goes to the
+    solver (None: its default).
 
     A time limit returns the solver's incumbent or, if it has none or a worse one, the start
     (status "feasible", the solver's in ``info["solver_status"]``), with the bound and gap;
@@ -90,7 +91,7 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
     # The flow time is a whole number, so an incumbent less than 1 above the bound is optimal:
     # HiGHS may stop there (the bound is rounded up below, and the proof checked by exact_outcome).
     options = {"mip_abs_gap": WHOLE_GAP} if solver == "highs" or solver.startswith("highs:") else {}
-    res = solve(milp, solver, time_limit=time_limit, warm_start=warm, **options)
+    res = solve(milp, solver, time_limit=time_limit, threads=threads, warm_start=warm, **options)
     safe = milp.layout.safe
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"mapreduce MIP: solver {res.solver!r} ended with status {res.status.value!r} "
@@ -112,7 +113,7 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
         guarantee=1.0 if outcome["optimal"] else None,
         timings={"start": t1 - t0, "build": build + res.build_seconds, "solve": res.solve_seconds},
         params={"model": model_name, "preemptive": preemptive, "time_limit": time_limit, "horizon": horizon,
-                "warm_start": warm_start, "bound_row": bound_row},
+                "warm_start": warm_start, "bound_row": bound_row, "threads": threads},
         info={"model": model_description(instance, model_name), **outcome, "windows_safe": safe, "incumbent": incumbent,
               "start": None if start is None else start.algorithm, "warm_start": warm,
               "returned_instead": None if schedule is solved else start.algorithm,

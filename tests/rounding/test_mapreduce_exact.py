@@ -76,3 +76,11 @@ def test_cpsat_and_highs_prove_the_same_optimum(seed, model):
     cpsat = run("mip", inst, solver="cpsat", params={"model": model})
     assert highs.info["optimal"] and cpsat.info["optimal"]
     assert cpsat.objective == highs.objective
+
+
+def test_threads_go_to_the_solver_and_a_bad_count_is_refused():
+    pytest.importorskip("ortools")
+    res = run("mip", _instance(), solver="cpsat", params={"threads": 2})
+    assert res.objective == 3.0 and res.info["optimal"] and res.params["threads"] == 2
+    with pytest.raises(ValueError, match="threads must be a positive integer or None, got 0"):
+        run("mip", _instance(), params={"threads": 0})
