@@ -597,12 +597,7 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
     finish_tol = [FIT_TOL * max(1.0, d) for d in duration]
     until_list = until.tolist()
     now = min(release)
-    if until_list:
-        events = sorted(set(release).union(until_list))
-    elif max(release) == now:
-        events = []  # every item is released at the start: completions are the only events
-    else:
-        events = sorted(set(release))
+    events = sorted(set(release).union(until_list))
     by_release = sorted(range(n), key=release.__getitem__)
     slack = FIT_TOL * max(1.0, cap)
     tree = MaxTree(np.full(n, -np.inf)) if n >= _TREE_FROM else None
@@ -615,14 +610,13 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
     rows: list[tuple[int, int, float, float]] = []
     left, nxt_rel, nxt_ev, n_events = n, 0, 0, len(events)
     while left:
-        if nxt_rel < n and release[by_release[nxt_rel]] <= now:
-            while nxt_rel < n and release[by_release[nxt_rel]] <= now:
-                k = by_release[nxt_rel]
-                if tree is not None:
-                    tree.set(k, -demand[k])
-                else:
-                    bisect.insort(waiting, k)
-                nxt_rel += 1
+        while nxt_rel < n and release[by_release[nxt_rel]] <= now:
+            k = by_release[nxt_rel]
+            if tree is not None:
+                tree.set(k, -demand[k])
+            else:
+                bisect.insort(waiting, k)
+            nxt_rel += 1
         if until_list:
             ended = bisect.bisect_right(until_sorted, now)
             free = free_at.get(ended)
@@ -642,13 +636,11 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
                 chosen.append(k)
                 free -= demand[k]
                 k = tree.first_at_least(-(free + slack), k + 1)
-        if began:
-            keep = set(chosen)
-            for k in [k for k in began if k not in keep]:
-                rows.append((items[k], i, began.pop(k), now))
+        keep = set(chosen)
+        for k in [k for k in began if k not in keep]:
+            rows.append((items[k], i, began.pop(k), now))
         for k in chosen:
-            if k not in began:
-                began[k] = now
+            began.setdefault(k, now)
         while nxt_ev < n_events and events[nxt_ev] <= now:
             nxt_ev += 1
         step = min([rem[k] for k in chosen], default=inf)
