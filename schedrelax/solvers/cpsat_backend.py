@@ -1,13 +1,13 @@
 """The CP-SAT back end (Google OR-Tools): solve a ``CpModel`` and report it as a `SolveResult`.
 
-CP-SAT is not a Pyomo back end: it solves the constraint models of
+Two ways in: :func:`solve_cpsat` solves the constraint models of
 :mod:`schedrelax.models.cpsat_packing` and :mod:`schedrelax.models.cpsat_related`, which the exact
-``mip`` algorithms build when given ``solver="cpsat"``; `solve` (Pyomo models) refuses the name
-with an error saying so (see :mod:`schedrelax.solvers.registry`). OR-Tools is imported lazily, so
-this module loads without it; :func:`cpsat_version` is None when it is not installed.
-
-The objective and bound of the `SolveResult` are in the CP model's own integer units; the caller
-scales them back to the instance's.
+``mip`` algorithms build when given ``solver="cpsat"`` (the objective and bound of its
+`SolveResult` are in the CP model's own integer units; the caller scales them back); and
+:class:`CpSatBackend` is ``solve(model, "cpsat")`` for a Pyomo model that is linear over the
+integers (its results are in the model's own units), refusing any other with a message naming
+the variable or row. OR-Tools is imported lazily, so this module loads without it;
+:func:`cpsat_version` is None when it is not installed.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import importlib.util
 import math
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -24,7 +24,9 @@ import scipy.sparse
 
 from schedrelax._log import solver_log_enabled
 from schedrelax._ortools import cp_model_module
+from schedrelax.errors import SolverError
 from schedrelax.solvers.result import SolveResult, SolveStatus
+from schedrelax.solvers.standard_form import compile_linear_form, load_values
 
 SOLVER_NAME = "cpsat"
 
@@ -146,8 +148,9 @@ class CpSatBackend:
     be any number. Anything else is a :class:`~schedrelax.errors.SolverError` naming the first
     variable or row that breaks the rule (continuous variables: use a MIP solver such as
     ``"highs"``). ``mip_gap`` is CP-SAT's relative gap limit (None: a proven optimum);
-    ``options`` may hold ``seed``; ``threads`` None is :data:`DEFAULT_THREADS`. A MIP start (:meth:`use_start`) becomes CP-SAT's solution
-    hint. Not persistent: constraints added later rebuild the model.
+    ``options`` may hold ``seed``; ``threads`` None is :data:`DEFAULT_THREADS`. A MIP start
+    (:meth:`use_start`) becomes CP-SAT's solution hint. Not persistent: each solve builds the
+    CP-SAT model from the Pyomo model as it is then.
     """
 
     persistent = False
@@ -174,9 +177,6 @@ class CpSatBackend:
         self._hint = True
 
     def _build(self):
-        from schedrelax.errors import SolverError
-        from schedrelax.solvers.standard_form import compile_linear_form
-
         t0 = time.perf_counter()
         form = compile_linear_form(self.model)
         name = str(getattr(self.model, "name", None) or "model").strip("'")
@@ -225,10 +225,6 @@ class CpSatBackend:
 
     def solve(self) -> SolveResult:
         """Build the CP-SAT model, solve it, and load the values into the model's variables."""
-        from dataclasses import replace
-
-        from schedrelax.solvers.standard_form import load_values
-
         cp, x, form, built = self._build()
         done = solve_cpsat(cp, time_limit=self._time_limit, threads=self._threads, seed=self._seed,
                            build_seconds=built, gap=self._mip_gap)
