@@ -76,16 +76,29 @@ class CpSatSolve:
         return np.array([self.value(v) for v in variables], dtype=np.int64)
 
 
+LINEARIZATION_LEVELS = (0, 1, 2)
+"""CP-SAT's ``linearization_level``: how much of the model its LP relaxation holds (0 none, 1 its
+default, 2 also the constraints' cuts)."""
+
+
+def _check_linearization(level: object) -> None:
+    if level is not None and (isinstance(level, bool) or not isinstance(level, (int, np.integer))
+                              or level not in LINEARIZATION_LEVELS):
+        raise ValueError(f"linearization_level must be one of {LINEARIZATION_LEVELS} or None, got {level!r}")
+
+
 def _check_seed(seed: object) -> None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
         raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
 
 
 def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
-                build_seconds: float = 0.0, gap: float | None = None) -> CpSatSolve:
+                build_seconds: float = 0.0, gap: float | None = None,
+                linearization_level: int | None = None) -> CpSatSolve:
     """Solve the CP-SAT *model* to a proven optimum (zero relative and absolute gap) unless
     *time_limit* (seconds) stops it first; *threads* is CP-SAT's ``num_workers`` (None: its own
-    default, every core), *seed* its ``random_seed``, *gap* its relative gap limit (None: 0).
+    default, every core), *seed* its ``random_seed``, *gap* its relative gap limit (None: 0),
+    *linearization_level* its ``linearization_level`` (None: its own default, 1).
     *build_seconds* (the caller's time to build the model) is passed through to the result.
 
     Status: OPTIMAL (proven), FEASIBLE (a solution, not proven optimal), INFEASIBLE,
@@ -97,6 +110,7 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
 
     check_limits(time_limit, None, threads)
     _check_seed(seed)
+    _check_linearization(linearization_level)
     cp_model = cp_model_module()
     solver = cp_model.CpSolver()
     p = solver.parameters
@@ -106,6 +120,8 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
         p.num_workers = int(threads)
     if seed is not None:
         p.random_seed = int(seed) % (2**31)
+    if linearization_level is not None:
+        p.linearization_level = int(linearization_level)
     # A proven optimum, never one within CP-SAT's default absolute gap (1e-4 is below one unit
     # of an integer objective anyway; set for clarity), unless a relative *gap* is asked for.
     p.relative_gap_limit = 0.0 if gap is None else float(gap)
@@ -148,7 +164,8 @@ class CpSatBackend:
     be any number. Anything else is a :class:`~schedrelax.errors.SolverError` naming the first
     variable or row that breaks the rule (continuous variables: use a MIP solver such as
     ``"highs"``). ``mip_gap`` is CP-SAT's relative gap limit (None: a proven optimum);
-    ``options`` may hold ``seed``; ``threads`` None is :data:`DEFAULT_THREADS`. A MIP start
+    ``options`` may hold ``seed`` and ``linearization_level`` (see :func:`solve_cpsat`);
+    ``threads`` None is :data:`DEFAULT_THREADS`. A MIP start
     (:meth:`use_start`) becomes CP-SAT's solution hint. Not persistent: each solve builds the
     CP-SAT model from the Pyomo model as it is then.
     """
@@ -157,16 +174,19 @@ class CpSatBackend:
 
     def __init__(self, model, name: str, *, time_limit: float | None, mip_gap: float | None,
                  threads: int | None, options: Mapping[str, object]):
-        unknown = sorted(set(options) - {"seed"})
+        unknown = sorted(set(options) - {"seed", "linearization_level"})
         if unknown:
-            raise ValueError(f"solver 'cpsat' takes no option {unknown[0]!r} here (its options: seed)")
+            raise ValueError(f"solver 'cpsat' takes no option {unknown[0]!r} here (its options: seed, "
+                             f"linearization_level)")
         _check_seed(options.get("seed"))
+        _check_linearization(options.get("linearization_level"))
         self.model, self.name = model, name
         self.builds = 0
         self.version = cpsat_version() or ""
         self._time_limit, self._mip_gap = time_limit, mip_gap
         self._threads = DEFAULT_THREADS if threads is None else threads
         self._seed = options.get("seed")
+        self._linearization = options.get("linearization_level")
         self._hint = False
 
     def add_constraints(self, constraints) -> None:
@@ -227,7 +247,7 @@ class CpSatBackend:
         """Build the CP-SAT model, solve it, and load the values into the model's variables."""
         cp, x, form, built = self._build()
         done = solve_cpsat(cp, time_limit=self._time_limit, threads=self._threads, seed=self._seed,
-                           build_seconds=built, gap=self._mip_gap)
+                           build_seconds=built, gap=self._mip_gap, linearization_level=self._linearization)
         res = done.result
         if res.status.has_solution:
             load_values(form.columns, done.values(x).astype(float))

@@ -62,6 +62,26 @@ def test_cpsat_takes_the_mip_over_the_integers_and_proves_the_hand_optimum():
     assert res.objective == 3.0 and res.info["optimal"] and res.params["solver"] == "cpsat"
 
 
+def test_cpsat_runs_at_the_measured_linearization_level(monkeypatch):
+    """The mapreduce MIP goes to CP-SAT at CPSAT_LINEARIZATION (measured in its docstring) and
+    still proves the hand optimum."""
+    pytest.importorskip("ortools")
+    from schedrelax.rounding.mapreduce_exact import CPSAT_LINEARIZATION
+    from schedrelax.solvers import cpsat_backend
+
+    seen = []
+    real = cpsat_backend.solve_cpsat
+
+    def spy(model, **kwargs):
+        seen.append(kwargs.get("linearization_level"))
+        return real(model, **kwargs)
+
+    monkeypatch.setattr(cpsat_backend, "solve_cpsat", spy)
+    res = run("mip", _instance(), solver="cpsat")
+    assert seen == [CPSAT_LINEARIZATION] == [2]
+    assert res.objective == 3.0 and res.info["optimal"]
+
+
 @pytest.mark.parametrize("seed", range(4))  # seed 4 takes 10-16 s: the reach benchmark's size
 @pytest.mark.parametrize("model", ["non-preemptive", "preemptive-tasks"])
 def test_cpsat_and_highs_prove_the_same_optimum(seed, model):

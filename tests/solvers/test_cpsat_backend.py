@@ -86,3 +86,31 @@ def test_what_cpsat_cannot_take_exactly_is_refused_by_name(case, message):
 def test_unknown_options_are_refused():
     with pytest.raises(ValueError, match="takes no option 'presolve'"):
         solve(_knapsack(), "cpsat", presolve="off")
+
+
+@pytest.mark.parametrize("level", [0, 1, 2])
+def test_every_linearization_level_reaches_the_knapsack_optimum(level):
+    res = solve(_knapsack(), "cpsat", linearization_level=level)
+    assert res.status is SolveStatus.OPTIMAL and res.objective == OPTIMUM
+
+
+def test_the_linearization_level_reaches_cpsat(monkeypatch):
+    from schedrelax.solvers import cpsat_backend
+
+    seen = []
+    real = cpsat_backend.solve_cpsat
+
+    def spy(model, **kwargs):
+        seen.append(kwargs.get("linearization_level"))
+        return real(model, **kwargs)
+
+    monkeypatch.setattr(cpsat_backend, "solve_cpsat", spy)
+    solve(_knapsack(), "cpsat", linearization_level=2)
+    solve(_knapsack(), "cpsat")
+    assert seen == [2, None]
+
+
+@pytest.mark.parametrize("level", [3, -1, True, "2", 1.0])
+def test_a_bad_linearization_level_is_refused_by_name(level):
+    with pytest.raises(ValueError, match=r"linearization_level must be one of \(0, 1, 2\)"):
+        solve(_knapsack(), "cpsat", linearization_level=level)
