@@ -67,16 +67,9 @@ def test_cpsat_runs_at_the_measured_linearization_level(monkeypatch):
     still proves the hand optimum."""
     pytest.importorskip("ortools")
     from schedrelax.rounding.mapreduce_exact import CPSAT_LINEARIZATION
-    from schedrelax.solvers import cpsat_backend
+    from tests.solvers.test_cpsat_backend import spy_linearization
 
-    seen = []
-    real = cpsat_backend.solve_cpsat
-
-    def spy(model, **kwargs):
-        seen.append(kwargs.get("linearization_level"))
-        return real(model, **kwargs)
-
-    monkeypatch.setattr(cpsat_backend, "solve_cpsat", spy)
+    seen = spy_linearization(monkeypatch)
     res = run("mip", _instance(), solver="cpsat")
     assert seen == [CPSAT_LINEARIZATION] == [2]
     assert res.objective == 3.0 and res.info["optimal"]

@@ -94,7 +94,9 @@ def test_every_linearization_level_reaches_the_knapsack_optimum(level):
     assert res.status is SolveStatus.OPTIMAL and res.objective == OPTIMUM
 
 
-def test_the_linearization_level_reaches_cpsat(monkeypatch):
+def spy_linearization(monkeypatch) -> list:
+    """The ``linearization_level`` of every CP-SAT solve through the back end, in order (the
+    solves still run)."""
     from schedrelax.solvers import cpsat_backend
 
     seen = []
@@ -105,6 +107,11 @@ def test_the_linearization_level_reaches_cpsat(monkeypatch):
         return real(model, **kwargs)
 
     monkeypatch.setattr(cpsat_backend, "solve_cpsat", spy)
+    return seen
+
+
+def test_the_linearization_level_reaches_cpsat(monkeypatch):
+    seen = spy_linearization(monkeypatch)
     solve(_knapsack(), "cpsat", linearization_level=2)
     solve(_knapsack(), "cpsat")
     assert seen == [2, None]
