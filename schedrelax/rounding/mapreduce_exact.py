@@ -63,8 +63,8 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
 
     Every variable of the MIP is integer and every coefficient whole, so ``solver="cpsat"`` solves
     this same model with CP-SAT (:class:`~schedrelax.solvers.cpsat_backend.CpSatBackend`; the start
-    becomes its hint, and it runs one worker unless *threads* says more). *threads* goes to the
-    solver (None: its default).
+    becomes its hint; it runs one worker unless *threads* says more, at linearization level
+    :data:`CPSAT_LINEARIZATION`). *threads* goes to the solver (None: its default).
 
     A time limit returns the solver's incumbent or, if it has none or a worse one, the start
     (status "feasible", the solver's in ``info["solver_status"]``), with the bound and gap;
