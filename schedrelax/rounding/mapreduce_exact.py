@@ -96,9 +96,10 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
     build = time.perf_counter() - t1
     # The flow time is a whole number, so an incumbent less than 1 above the bound is optimal:
     # HiGHS may stop there (the bound is rounded up below, and the proof checked by exact_outcome).
-    options = {"mip_abs_gap": WHOLE_GAP} if solver == "highs" or solver.startswith("highs:") else {}
-    if solver == "cpsat":
-        options = {"linearization_level": CPSAT_LINEARIZATION}
+    if solver.partition(":")[0] == "highs":
+        options = {"mip_abs_gap": WHOLE_GAP}
+    else:
+        options = {"linearization_level": CPSAT_LINEARIZATION} if solver == "cpsat" else {}
     res = solve(milp, solver, time_limit=time_limit, threads=threads, warm_start=warm, **options)
     safe = milp.layout.safe
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):

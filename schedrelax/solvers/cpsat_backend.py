@@ -81,14 +81,18 @@ LINEARIZATION_LEVELS = (0, 1, 2)
 default, 2 also the constraints' cuts)."""
 
 
+def _whole(value: object) -> bool:
+    """An integer (Python or numpy), not a bool."""
+    return not isinstance(value, bool) and isinstance(value, (int, np.integer))
+
+
 def _check_linearization(level: object) -> None:
-    if level is not None and (isinstance(level, bool) or not isinstance(level, (int, np.integer))
-                              or level not in LINEARIZATION_LEVELS):
+    if level is not None and not (_whole(level) and level in LINEARIZATION_LEVELS):
         raise ValueError(f"linearization_level must be one of {LINEARIZATION_LEVELS} or None, got {level!r}")
 
 
 def _check_seed(seed: object) -> None:
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):
+    if seed is not None and not (_whole(seed) and seed >= 0):
         raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
 
 
