@@ -10,20 +10,22 @@ precedence interleaves the jobs (at load 0.7 almost no cut is ever violated).
 Loops compared (``cuts=`` of :class:`schedrelax.models.queyranne.QueyranneCuts`):
 
 * ``baseline``: Definition 1 as stated, the most violated prefix per round, no seed chain;
-* ``fluid``: the default — Smith-order seed chain, every violated prefix per round as a
-  running-sum chain, plus up to ten fluid cuts (2') per round at the peaks violated by more
-  than 1e-5 relative; HiGHS with Devex pricing.
+* ``fluid``: the default — every violated prefix per round as a running-sum chain, plus fluid
+  cuts (2'): from 1,000 jobs (the segments loop) up to 30 a round at every violated peak and no
+  seed chain; below (the cut pool) the Smith-order seed chain and up to ten a round at the peaks
+  violated by more than 1e-5 relative (see :data:`schedrelax.rounding.spc.SEGMENTS_CUTS`); HiGHS
+  with Devex pricing.
 
 Reported in ``benchmark.extra_info``: seconds, rounds, cuts, the solver's share of the time
 (HiGHS's own runs; the rest is Pyomo building rows, the hand-over and the oracle), and the speed-up
 over the baseline where the baseline finishes. Optima must agree; nothing asserts a time. Run with
 ``python -m pytest benchmarks/test_queyranne_speed.py -q`` (about a minute); ``SCHEDRELAX_BENCH_LARGE=1``
-adds the baseline at 2,000 jobs and the loop at 5,000 and 10,000 (measured 1.9 s and 8.2 s with
+adds the baseline at 2,000 jobs and the loop at 5,000 and 10,000 (measured 1.7 s and 5.5 s with
 the default segments loop; the pool loop took 11 s and 56 s).
 
 The table of issue #17 (one command, one process per run so that peak RSS is each run's own)::
 
-    python benchmarks/test_queyranne_speed.py 1000 5000 10000 [--old] [--floor]
+    python benchmarks/test_queyranne_speed.py 1000 5000 10000 [--old] [--floor] [--loops=segments,pool]
 
 prints size, seconds, peak RSS, rounds, rows in the LP at the end and the optimum of the loop with
 the fluid cuts as segments (``loop="segments"``, the default from 1,000 jobs), of the cut pool
@@ -32,33 +34,40 @@ with ``--old``, of the loop before issue #17 (``loop="pyomo"``), each with the r
 its optimum from the segments loop's; ``--floor`` adds HiGHS's time on each loop's final LP alone,
 solved cold (default options, 600 s limit).
 
-Measured (this 2-core machine, one process per run; the segments loop deletes prefixes idle for
-``keep`` = 4 solves, the seed chain's after one, see :class:`schedrelax.models.queyranne.QueyranneCuts`)::
+Measured (this 2-core machine, one process per run; ``--loops=segments`` for 20,000 jobs and up; the
+segments loop with its own cut defaults, :data:`schedrelax.rounding.spc.SEGMENTS_CUTS`: up to 30
+fluid cuts a round at every violated peak, no seed chain; ``floor s`` is HiGHS alone on the loop's
+final LP, solved cold)::
 
-          n     loop  seconds   solver  peak MB rounds     rows            objective    vs seg
-       1000 segments      0.2      0.1      162     10     2379          584138.9365
-       1000     pool      0.6      0.4      229     10    41076          584138.9458  -1.6e-08
-       5000 segments      1.9      1.5      247     16    10635          14269990.36
-       5000     pool     11.3      9.0      728     16   241588          14269990.15  +1.5e-08
-      10000 segments      8.2      7.0      322     23    20882          57114311.97
-      10000     pool     56.1     49.9     1365     19   540456           57114311.5  +8.1e-09
+          n     loop  seconds   solver  peak MB rounds     rows            objective  floor s
+       1000 segments      0.2      0.1      166     11     2556           584138.941
+       5000 segments      1.7      1.3      248     13    11678           14269990.3
+      10000 segments      5.5      4.5      397     14    22126          57114312.87     10.1
+      20000 segments     19.7     18.0     1760     14    44027          230158772.9
+      50000 segments     95.4     90.2     1397     15   105701           1441431963
+     100000 segments    397.2    384.3     3730     17   210826           5764090370
 
-Before the deletion (issue #17, same machine) the segments loop took 0.3 s / 166 MB / 4,334 rows,
-3.7 s / 276 MB / 22,002 rows and 22.0 s / 435 MB / 48,252 rows at these sizes (optima 584138.9411,
-14269990.3, 57114311.47: the new ones differ by -7.9e-9, +4e-9, +8.8e-9 relative), and 315 s /
-943 MB / 26 rounds at 20,000 jobs, now 55.7 s / 594 MB / 33 rounds (230158764.88 vs 230158765.83,
-+4.1e-9). What it was: every basis solve of HiGHS's dual simplex ran along the chains' runs of
-basic z (at 10,000 jobs the seed chain ended with 9,999 of its 10,000 z basic; FTRAN and BTRAN
-results 44-50 % dense, 3 ms an iteration at 48,000 rows).
+With the cut rules before (10 fluid cuts a round, only at peaks violated by more than 1e-5, and the
+Smith seed chain) the segments loop took 0.2 s, 1.9 s, 8.2 s and 59.2 s at 1,000-20,000 jobs
+(peak 162, 247, 322 and 589 MB; optima 584138.9365, 14269990.36, 57114311.97, 230158765.8: the
+new ones are 1.8e-8 and 3.1e-8 higher at 10,000 and 20,000 jobs; both are the optimum of an LP that
+holds a subset of (2), so the higher is the closer), and at 100,000 jobs it was stopped after 24
+rounds and 2,045 s with its objective 1.5e-7 below the new one and still rising. The pool loop
+(unchanged) took 0.6 s, 11.3 s and 56.1 s at 1,000, 5,000 and 10,000 jobs (peak 229, 728 and
+1,365 MB). The peak of 1,760 MB at 20,000 jobs is HiGHS's, inside its second solve (the same LP and
+basis, written to files and solved in a fresh process, stay under 200 MB); 10,000 jobs need 397 MB.
 
-At 100,000 jobs (2.5 M tasks) the loop does not finish in 10 minutes. Measured with ``keep`` = 2
-(stopped after 16 rounds, 549 s, peak 2.75 GB): building the instance 4.8 s, LP data 0.4 s, HiGHS
-536 s (98 %: round 1, the seed chain from scratch, 73 s and 149,812 iterations; round 2, the first
-chain of violated prefixes and fluid cuts, 224 s and 120,468 iterations; rounds 3-16 8-46 s each,
-2,000-5,000 iterations at 2.5-9 ms, rising as the chains' nonzeros grow by ~100,000 a round),
-reading bases 3.6 s, oracle and edits 1.6 s, applying edits 1.2 s. At 20,000 jobs the loop
-needed 33-35 rounds; the time per round grows about as n^2 (iterations and cost per iteration
-both grow with n).
+Before the deletion of idle prefixes (issue #17, same machine) the segments loop took 0.3 s / 166 MB / 4,334 rows,
+3.7 s / 276 MB / 22,002 rows and 22.0 s / 435 MB / 48,252 rows at 1,000, 5,000 and 10,000 jobs,
+and 315 s / 943 MB at 20,000 jobs. What it was: every basis solve of HiGHS's dual simplex ran
+along the chains' runs of basic z (at 10,000 jobs the seed chain ended with 9,999 of its 10,000 z
+basic; FTRAN and BTRAN results 44-50 % dense, 3 ms an iteration at 48,000 rows). What is left: each
+dual simplex iteration's BTRAN result is still about a third dense (measured at 20,000 jobs: 32 %
+of 47,714 rows; PRICE 22 % of 132,757 columns), because (2) couples every job; so an iteration
+costs O(n) and the rounds of n iterations (the first solve after the first cuts: 120,468
+iterations, 234 s at 100,000 jobs) dominate. An interior point solve with crossover of that same
+LP took 273 s. DAG jobs without release times, where (2) binds over the whole horizon, are much
+slower than this benchmark's shape: 5,000 jobs take 182 s.
 
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
@@ -96,7 +105,7 @@ def dag_instance(n, seed=0, load=2.0, machines=100):
 def timed(inst, cuts):
     gc.collect()
     t0 = time.perf_counter()
-    lp = solve_lp_schedule(inst, cuts=cuts, seed_chain=cuts != "most", max_rounds=20 * inst.n_jobs)
+    lp = solve_lp_schedule(inst, cuts=cuts, seed_chain=False if cuts == "most" else None, max_rounds=20 * inst.n_jobs)
     assert lp.converged
     seconds = time.perf_counter() - t0
     return lp, {"seconds": seconds, "rounds": lp.rounds, "prefix_cuts": lp.prefix_cuts,
@@ -214,6 +223,11 @@ def main(argv):
 
     sizes = [int(a) for a in argv if not a.startswith("--")] or [1000, 2000, 5000]
     loops = ["segments", "pool"] + (["pyomo"] if "--old" in argv else [])
+    named = [a.split("=", 1)[1] for a in argv if a.startswith("--loops=")]
+    if named:
+        loops = named[-1].split(",")
+        if unknown := set(loops) - {"segments", "pool", "pyomo"}:
+            raise SystemExit(f"--loops takes segments, pool and pyomo; got {', '.join(sorted(unknown))}")
     floor = "--floor" in argv
     print(f"{'n':>7} {'loop':>8} {'seconds':>8} {'solver':>8} {'peak MB':>8} {'rounds':>6} {'rows':>8} "
           f"{'objective':>20} {'vs seg':>9} {'floor s':>8}")
@@ -224,7 +238,7 @@ def main(argv):
                                   capture_output=True, text=True, check=True)
             row = out[loop] = json.loads(proc.stdout.strip().splitlines()[-1])
             vs = ""
-            if loop != "segments":
+            if loop != "segments" and "segments" in out:
                 vs = f"{(out['segments']['objective'] - row['objective']) / row['objective']:+.1e}"
             fl = f"{row['floor_seconds']:.1f}" if "floor_seconds" in row else ""
             print(f"{n:>7} {loop:>8} {row['seconds']:>8.1f} {row['solver_seconds']:>8.1f} {row['peak_rss_mb']:>8.0f} "

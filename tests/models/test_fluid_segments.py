@@ -403,3 +403,35 @@ def test_an_edit_deletes_columns_and_rows_first():
                      np.array([BASIC, BASIC]), np.array([AT_LOWER]), 0, drop_rows=np.array(drop_rows))
         with pytest.raises(ValueError, match="distinct rows"):
             lp.apply(bad)
+
+
+@pytest.mark.parametrize("loop", ["segments", "pool"])
+def test_each_loop_takes_its_own_cut_defaults_unless_told(monkeypatch, loop):
+    import schedrelax.rounding.spc as spc
+
+    seen = []
+    init = QueyranneCuts.__init__
+    edit_program = QueyranneCuts.edit_program
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        seen.append(self)
+
+    def spy_program(self, program, seed_chain=True):
+        self.seeded = seed_chain
+        return edit_program(self, program, seed_chain)
+
+    monkeypatch.setattr(QueyranneCuts, "__init__", spy)
+    monkeypatch.setattr(QueyranneCuts, "edit_program", spy_program)
+    inst = spc_setting(2, n_jobs=40, tasks_per_job=(1, 8), machines=6, online=True, load=2.0)
+    own = spc.SEGMENTS_CUTS if loop == "segments" else spc.OTHER_CUTS
+    by_default = solve_lp_schedule(inst, loop=loop, tol=2e-6)
+    cuts = seen[-1]
+    assert cuts.fluid_cuts == own["fluid_cuts"]
+    assert cuts.fluid_tol == (2e-6 if own["fluid_tol"] is None else own["fluid_tol"])
+    told = solve_lp_schedule(inst, loop=loop, tol=2e-6, fluid_cuts=3, fluid_tol=1e-4, seed_chain=True)
+    assert (seen[-1].fluid_cuts, seen[-1].fluid_tol) == (3, 1e-4)
+    if loop == "segments":
+        assert cuts.seeded is own["seed_chain"] and seen[-1].seeded is True
+    assert by_default.converged and told.converged
+    assert by_default.solution.objective == pytest.approx(told.solution.objective, rel=1e-6)
