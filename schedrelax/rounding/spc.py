@@ -59,17 +59,17 @@ SEGMENTS_CUTS = {"fluid_cuts": 30, "fluid_tol": None, "seed_chain": False}
 cuts a round at every violated peak (``fluid_tol`` None: the stop tolerance ``tol`` itself), and no
 seed chain (the first separation is at the bounds (3)-(4)). Measured on the benchmark's
 ``dag_instance`` (one process per run; before: 10 cuts, ``fluid_tol`` 1e-5 and the Smith seed
-chain): 10,000 jobs 8.2 s -> 5.5 s, 20,000 jobs 59.2 s / 33 rounds -> 19.7 s / 14 rounds,
-50,000 jobs 95.4 s, 100,000 jobs 397 s / 17 rounds (before: stopped after 24 rounds and 2,045 s,
-its objective still rising, 1.5e-7 below the new one). Variants: 30 cuts with the seed chain 22.2 s
-at 20,000 jobs, 125.4 s at 50,000 and 586 s at 100,000; without it, 20 cuts 112.1 s and 50 cuts
-92.1 s at 50,000; 100 cuts with the seed chain 22.2 s at 20,000. Why: once the violations were below 1e-5 the old rule added
-chains only, and 60 % of the time went to rounds that moved the objective by 1.4e-7 relative
-(20,000 jobs, rounds 12-33), while one fluid cut covers every set whose mean busy times straddle
-its time; the seed chain (Smith's order, blind to releases and precedence) cost a first solve of
-about n iterations and left the second as far to go. On DAG jobs without release times (where (2)
-binds over the whole horizon) neither rule is fast: 1,000 jobs 3.2 s (old rule 2.3 s), 2,000 jobs
-22 s (17 s), 5,000 jobs 182 s (214 s)."""
+chain): 10,000 jobs 8.2 s -> 5.5 s, 20,000 jobs 59.2 s / 33 rounds -> 19.7 s / 14 rounds, 50,000
+jobs 95.4 s, 100,000 jobs 397 s / 17 rounds (before: stopped after 24 rounds and 2,045 s, its
+objective still rising, 1.5e-7 below the new one). Variants: 30 cuts with the seed chain 22.2 s at
+20,000 jobs, 125.4 s at 50,000 and 586 s at 100,000; without it, 20 cuts 112.1 s and 50 cuts 92.1 s
+at 50,000; 100 cuts with the seed chain 22.2 s at 20,000. Why: once the violations were below 1e-5
+the old rule added chains only, and two thirds of the time (39 of 59 s) went to rounds that moved
+the objective by 1.4e-7 (20,000 jobs, rounds 12-33), while one fluid cut covers every set whose mean
+busy times straddle its time; the seed chain (Smith's order, blind to releases and precedence) cost
+a first solve of about n iterations and left the second as far to go. On DAG jobs without release
+times (where (2) binds over the whole horizon) neither rule is fast: 1,000 jobs 3.2 s (old rule
+2.3 s), 2,000 jobs 22 s (17 s), 5,000 jobs 182 s (214 s)."""
 
 OTHER_CUTS = {"fluid_cuts": 10, "fluid_tol": 1e-5, "seed_chain": True}
 """The same defaults for the pool and Pyomo loops, where a fluid cut costs a row per job (measured
