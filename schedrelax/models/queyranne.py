@@ -89,8 +89,12 @@ class ScheduleLPData:
         return len(self.p)
 
 
-def completion_lower_bounds(length: np.ndarray, release: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """Paper 004 (3)-(4) chained: C_j >= length_j + max(r_j, max over predecessors of their bound)."""
+def completion_lower_bounds(length: np.ndarray, release: np.ndarray, edges: np.ndarray,
+                            floor: np.ndarray | None = None) -> np.ndarray:
+    """Paper 004 (3)-(4) chained: C_j >= length_j + max(r_j, max over predecessors of their bound).
+
+    With *floor*, each bound is at least ``floor[j]`` too: the least completion times at or above
+    *floor* that meet (3)-(4) exactly (what :func:`lp_upper_bound` raises a solver's point to)."""
     n = len(length)
     succ: list[list[int]] = [[] for _ in range(n)]
     indeg = np.zeros(n, dtype=np.int64)
@@ -102,7 +106,7 @@ def completion_lower_bounds(length: np.ndarray, release: np.ndarray, edges: np.n
     ready = np.flatnonzero(indeg == 0).tolist()
     while ready:
         j = ready.pop()
-        bound[j] = start[j] + length[j]
+        bound[j] = start[j] + length[j] if floor is None else max(float(floor[j]), start[j] + length[j])
         for s in succ[j]:
             start[s] = max(start[s], bound[j])
             indeg[s] -= 1
@@ -167,6 +171,38 @@ def queyranne_separation(C: np.ndarray, p: np.ndarray, mu_j: np.ndarray, mu: flo
     rhs = np.cumsum(ps * ps / (2 * mu_j[order])) + np.cumsum(ps) ** 2 / (2 * mu)
     lhs = np.cumsum(ps * C[order])
     return PrefixViolations(order, rhs, lhs)
+
+
+def feasible_shift(C: np.ndarray, p: np.ndarray, mu_j: np.ndarray, mu: float) -> float:
+    """The least c >= 0 such that C + c (every job delayed by c) meets every inequality of (2).
+
+    Exact, in O(n log n). With d_j = C_j − p_j/(2μ_j), C + c meets (2) iff for every s
+    Σ_j p_j (s − d_j)^+ <= μ (s + c)²/2 (form (2') at t = s + c), i.e. c >= g(s) =
+    sqrt(2 Φ(s)/μ) − s with Φ(s) = Σ_j p_j (s − d_j)^+. Between consecutive sorted d, with the
+    k jobs below s, Φ(s) = A s − B (A = P_k, B = Σ p_j d_j over them), and g is concave there, with
+    its stationary point at s* = A/(2μ) + B/A (where g = V(prefix k)/P_k, V of Definition 1); so the
+    maximum of g is at s* clipped to each piece. Delaying every job by the same c keeps (3)-(4)
+    wherever C meets them.
+    """
+    d = np.asarray(C, dtype=float) - p / (2 * mu_j)
+    order = np.argsort(d, kind="stable")
+    ds, ps = d[order], p[order]
+    A = np.cumsum(ps)
+    B = np.cumsum(ps * ds)
+    s = np.clip(A / (2 * mu) + B / A, ds, np.r_[ds[1:], np.inf])
+    g = np.sqrt(np.maximum(2 * (A * s - B) / mu, 0.0)) - s
+    return max(0.0, float(g.max()))
+
+
+def lp_upper_bound(data: ScheduleLPData, C: np.ndarray) -> tuple[float, np.ndarray]:
+    """An upper bound on LP-Schedule's optimum from any point *C*, and the feasible point it is the
+    cost of: C raised to meet (3)-(4) exactly (:func:`completion_lower_bounds` with ``floor=C``;
+    raising a C_j only adds to the left side of (2)), then every job delayed by
+    :func:`feasible_shift` so that (2) holds too. At a cutting-plane loop's last point this brackets
+    the LP optimum with the loop's own value (a lower bound: the optimum over a subset of (2))."""
+    raised = completion_lower_bounds(data.p / data.mu_j, data.release, data.edges, floor=C)
+    point = raised + feasible_shift(raised, data.p, data.mu_j, data.mu)
+    return float(data.weights @ point), point
 
 
 def max_subset_violation(C: np.ndarray, p: np.ndarray, mu_j: np.ndarray, mu: float, *, relative: bool = True) -> float:

@@ -39,7 +39,7 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
     elif isinstance(instance, RelatedInstance):
         from schedrelax.rounding.spc import solve_lp_schedule
 
-        value, what = solve_lp_schedule(instance, solver).solution.objective, "LP-Schedule optimum (paper 004 §III) with releases"
+        value, what = solve_lp_schedule(instance, solver).lower_bound, "LP-Schedule optimum (paper 004 §III) with releases"
     else:
         raise TypeError(f"no online lower bound for the {instance.family} family")
     return (None if value is None else float(value)), what, time.perf_counter() - t0

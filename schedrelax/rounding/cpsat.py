@@ -236,8 +236,8 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     data = related_int_data(instance, start[2])
     relaxed = relaxed_related_instance(instance, data) if use_lp else None
     if relaxed is not None:
-        lp_bound = float(solve_lp_schedule(relaxed, "highs", time_limit=time_limit).solution.objective)
-        lp_kind = "LP-Schedule optimum (paper 004 §III)"
+        lp_bound = solve_lp_schedule(relaxed, "highs", time_limit=time_limit).lower_bound
+        lp_kind = None if lp_bound is None else "LP-Schedule optimum (paper 004 §III)"
     t2 = time.perf_counter()
     built = build_cpsat_related(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling))

@@ -23,6 +23,7 @@ from schedrelax.models.queyranne import (
     build_lp_schedule,
     lp_schedule_program,
     lp_schedule_solution,
+    lp_upper_bound,
     seed_chain_rows,
     smith_rule_lp,
 )
@@ -84,7 +85,15 @@ HiGHS recomputes after rows are added; measured 3x faster per round on LP-Schedu
 class LPScheduleResult:
     """LP-Schedule solved: the solution, how (``"smith"`` or ``"cutting planes"``), and the
     loop's statistics (rounds = solves; prefix and fluid cuts added; seconds in all and in the
-    solver; ``converged`` False when a round limit or a non-optimal solve stopped the loop)."""
+    solver; ``converged`` False when a round limit or a non-optimal solve stopped the loop).
+
+    ``relaxed`` says the last LP solved was a relaxation of LP-Schedule (a subset of (2)), so that
+    its optimum ``solution.objective`` is a lower bound on LP-Schedule's (:attr:`lower_bound`);
+    the segments loop stopped by its round limit may have held a restriction (columns it had not
+    priced in yet), and then there is no bound. ``upper_bound`` is the cost of a point that meets
+    all of (1)-(4) (:func:`~schedrelax.models.queyranne.lp_upper_bound`), so LP-Schedule's optimum
+    lies in [lower_bound, upper_bound]; at the loop's 1e-6 tolerance the two are about 1e-6 apart.
+    """
 
     solution: LPScheduleSolution
     method: str
@@ -94,6 +103,13 @@ class LPScheduleResult:
     fluid_cuts: int = 0
     seconds: float = 0.0
     solve_seconds: float = 0.0
+    upper_bound: float | None = None
+    relaxed: bool = True
+
+    @property
+    def lower_bound(self) -> float | None:
+        """``solution.objective`` when it is a lower bound on LP-Schedule's optimum, else None."""
+        return self.solution.objective if self.relaxed else None
 
 
 def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts: str = "fluid", tol: float = 1e-6,
@@ -143,7 +159,8 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
         raise ValueError(f"cuts must be one of {', '.join(CUT_MODES)}; got {cuts!r}")
     start = time.perf_counter()
     if use_smith and (exact := smith_rule_lp(instance)) is not None:
-        return LPScheduleResult(exact, "smith", True, seconds=time.perf_counter() - start)
+        return LPScheduleResult(exact, "smith", True, seconds=time.perf_counter() - start,
+                                upper_bound=exact.objective)
     if loop not in ("auto", "pool", "pyomo", "segments"):
         raise ValueError(f"loop must be 'auto', 'pool', 'segments' or 'pyomo'; got {loop!r}")
     if loop == "auto":
@@ -171,9 +188,12 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
                                          keep=keep, warm=warm, time_limit=time_limit, **options)
         looped.result.require_optimal()
         C = np.asarray(looped.x[:data.n], dtype=float)
+        # the segments loop's LP is a relaxation once nothing prices in, which its convergence says
+        relaxed = loop == "pool" or looped.converged
         return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",
                                 looped.converged and not separation.gave_up, looped.rounds, separation.prefix_cuts,
-                                separation.fluid_cuts_added, time.perf_counter() - start, looped.solve_seconds)
+                                separation.fluid_cuts_added, time.perf_counter() - start, looped.solve_seconds,
+                                lp_upper_bound(data, C)[0], relaxed)
     # Each round adds thousands of Pyomo objects and frees none: the cyclic collector's passes
     # over them would cost more than building them.
     with without_gc():
@@ -185,9 +205,10 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     # A separation that gave up (no progress after changing its cuts) returned no cut: the loop
     # ended, but the point still violates (2) by separation.residual, so it has not converged.
     converged = rowwise.converged and not separation.gave_up
-    return LPScheduleResult(lp_schedule_solution(model), "cutting planes", converged, rowwise.rounds,
+    solution = lp_schedule_solution(model)
+    return LPScheduleResult(solution, "cutting planes", converged, rowwise.rounds,
                             separation.prefix_cuts, separation.fluid_cuts_added, time.perf_counter() - start,
-                            rowwise.solve_seconds)
+                            rowwise.solve_seconds, lp_upper_bound(model.lp_data, solution.C)[0])
 
 
 def spc_guarantee(instance: RelatedInstance) -> float | None:
@@ -209,7 +230,7 @@ def lp_order(instance: RelatedInstance, C: np.ndarray) -> np.ndarray:
 def _lp_info(lp: LPScheduleResult) -> dict:
     return {"lp_method": lp.method, "lp_converged": lp.converged, "lp_rounds": lp.rounds,
             "prefix_cuts": lp.prefix_cuts, "fluid_cuts": lp.fluid_cuts, "lp_seconds": lp.seconds,
-            "lp_solver_seconds": lp.solve_seconds}
+            "lp_solver_seconds": lp.solve_seconds, "lp_upper_bound": lp.upper_bound}
 
 
 @register("spc", "related", "S-PC: LP-Schedule (Queyranne cuts) order, each task to the machine finishing it "
@@ -228,8 +249,8 @@ def spc(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = 
     lp = solve_lp_schedule(instance, solver, cuts=cuts, tol=tol, max_rounds=max_rounds, time_limit=time_limit)
     t0 = time.perf_counter()
     schedule = list_schedule(instance, lp_order(instance, lp.solution.C), meta={"algorithm": "spc"})
-    return Result(algorithm="spc", schedule=schedule, lower_bound=lp.solution.objective,
-                  bound_kind="LP-Schedule optimum (Queyranne cuts, paper 004 §III)",
+    return Result(algorithm="spc", schedule=schedule, lower_bound=lp.lower_bound,
+                  bound_kind="LP-Schedule optimum (Queyranne cuts, paper 004 §III)" if lp.relaxed else None,
                   guarantee=spc_guarantee(instance) if lp.converged else None,
                   timings={"lp": lp.seconds, "schedule": time.perf_counter() - t0},
                   params={"cuts": cuts, "tol": tol},
@@ -326,13 +347,14 @@ def mars(instance: RelatedInstance, *, solver: str = "highs", seed: int | None =
     rho = speed_ratio(instance)
     lower, kind = None, None
     if bound == "scaled":
-        lower = lp.solution.objective / rho
+        lower = None if lp.lower_bound is None else lp.lower_bound / rho
         kind = "mean-speed LP-Schedule optimum / ρ (ρ = max_j μ_j/(q_j μ/m), proof in mars's docstring)"
     elif bound == "lp-schedule":
         true_lp = solve_lp_schedule(instance, solver)
-        lower, kind = true_lp.solution.objective, "LP-Schedule optimum (Queyranne cuts, paper 004 §III)"
+        lower, kind = true_lp.lower_bound, "LP-Schedule optimum (Queyranne cuts, paper 004 §III)"
         timings["bound_lp"] = true_lp.seconds
-    return Result(algorithm="mars", schedule=schedule, lower_bound=lower, bound_kind=kind, timings=timings,
+    return Result(algorithm="mars", schedule=schedule, lower_bound=lower,
+                  bound_kind=kind if lower is not None else None, timings=timings,
                   params={"placement": placement, "bound": bound},
                   info={"speed_ratio": rho, "mean_speed_lp": lp.solution.objective, **_lp_info(lp)})
 

@@ -15,6 +15,8 @@ from schedrelax.models.queyranne import (
     ScheduleLPData,
     build_lp_schedule,
     completion_lower_bounds,
+    feasible_shift,
+    lp_upper_bound,
     max_subset_violation,
     queyranne_rhs,
     queyranne_separation,
@@ -303,3 +305,73 @@ def test_the_fallback_reaches_the_one_cut_loops_optimum(deep_dag):
     most = solve_lp_schedule(deep_dag, cuts="most")
     assert fluid.converged and most.converged
     assert fluid.solution.objective == pytest.approx(most.solution.objective, rel=1e-7)
+
+
+# ------------------------------------------------------------------------------ upper bounds
+
+def test_feasible_shift_by_hand():
+    # one job, p = 2, μ_j = μ = 1: f = 2²/2 + 2²/2 = 4, so (2) is 2 C >= 4, C >= 2
+    p, mu_j = np.array([2.0]), np.array([1.0])
+    assert feasible_shift(np.array([1.5]), p, mu_j, 1.0) == pytest.approx(0.5, abs=1e-12)
+    assert feasible_shift(np.array([2.5]), p, mu_j, 1.0) == 0.0
+    # two jobs p = (1, 1) on μ = μ_j = 1 at C = (1, 1): the pair needs 1·C1 + 1·C2 >= 1/2 + 1/2 + 2 = 3,
+    # each alone C >= 1; so both must move by 1/2 (C = (1.5, 1.5))
+    assert feasible_shift(np.ones(2), np.ones(2), np.ones(2), 1.0) == pytest.approx(0.5, abs=1e-12)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 9).flatmap(lambda n: st.tuples(
+    st.lists(st.floats(0.5, 20.0), min_size=n, max_size=n),
+    st.lists(st.floats(0.1, 3.0), min_size=n, max_size=n),
+    st.lists(st.floats(0.0, 30.0), min_size=n, max_size=n),
+    st.floats(1.0, 10.0))))
+def test_feasible_shift_is_the_least_shift_that_meets_every_set(case):
+    p, share, C = (np.asarray(a, dtype=float) for a in case[:3])
+    mu = case[3]
+    mu_j = np.minimum(share * mu, mu)
+    c = feasible_shift(C, p, mu_j, mu)
+    assert c >= 0
+    # brute force over all 2^n − 1 sets: after the shift none is violated beyond round-off ...
+    assert max_subset_violation(C + c, p, mu_j, mu, relative=False) <= 1e-9 * max(1.0, float(np.sum(p * (C + c))))
+    # ... and a shift a little smaller leaves one violated (when any shift was needed)
+    if c > 1e-6:
+        assert max_subset_violation(C + c - 1e-6, p, mu_j, mu, relative=False) > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=7, max_tasks=3, releases=True))
+def test_the_lp_optimum_lies_between_the_loops_bounds(inst):
+    lp = solve_lp_schedule(inst, use_smith=False)
+    exact = solve_lp_schedule(inst, use_smith=False, cuts="most", tol=1e-9, loop="pyomo")
+    assert lp.converged and lp.relaxed and exact.converged
+    assert lp.lower_bound <= exact.solution.objective * (1 + 1e-9) + 1e-9
+    assert exact.solution.objective <= lp.upper_bound * (1 + 1e-9) + 1e-9
+    assert lp.upper_bound - lp.lower_bound <= 2e-6 * max(1.0, lp.upper_bound)
+    d = ScheduleLPData.of(inst)
+    value, point = lp_upper_bound(d, lp.solution.C)
+    assert value == pytest.approx(lp.upper_bound, rel=1e-12)
+    assert np.all(point >= d.lower - 1e-12)  # (3)-(4) held exactly ...
+    for a, b in d.edges.tolist():
+        assert point[b] >= point[a] + d.p[b] / d.mu_j[b] - 1e-9 * max(1.0, point[b])
+    assert max_subset_violation(point, d.p, d.mu_j, d.mu) <= 1e-12  # ... and (2)
+
+
+def test_a_segments_loop_stopped_early_claims_no_bound():
+    inst = spc_setting(3, n_jobs=60, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    full = solve_lp_schedule(inst, loop="segments")
+    cut_short = solve_lp_schedule(inst, loop="segments", max_rounds=2)
+    assert full.relaxed and full.lower_bound == full.solution.objective
+    assert not cut_short.converged and not cut_short.relaxed and cut_short.lower_bound is None
+    assert cut_short.upper_bound >= full.lower_bound  # an upper bound whatever the loop did
+
+def test_spc_claims_no_bound_from_a_segments_loop_stopped_early(monkeypatch):
+    import schedrelax.rounding.spc as spc
+
+    monkeypatch.setattr(spc, "SEGMENTS_FROM", 1)  # the 60 jobs go to the segments loop
+    inst = spc_setting(3, n_jobs=60, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    short = run("spc", inst, params={"max_rounds": 2})
+    assert short.lower_bound is None and short.guarantee is None
+    assert short.info["lp_rounds"] == 2 and not short.info["lp_converged"]
+    whole = run("spc", inst)
+    assert whole.lower_bound == pytest.approx(solve_lp_schedule(inst, loop="pool").solution.objective, rel=1e-6)
+    assert whole.lower_bound <= whole.info["lp_upper_bound"]
