@@ -50,7 +50,7 @@ final LP, solved cold)::
 With the cut rules before (10 fluid cuts a round, only at peaks violated by more than 1e-5, and the
 Smith seed chain) the segments loop took 0.2 s, 1.9 s, 8.2 s and 59.2 s at 1,000-20,000 jobs
 (peak 162, 247, 322 and 589 MB; optima 584138.9365, 14269990.36, 57114311.97, 230158765.8: the
-new ones are 1.8e-8 and 3.1e-8 higher at 10,000 and 20,000 jobs; both are the optimum of an LP that
+new ones are 1.6e-8 and 3.1e-8 higher at 10,000 and 20,000 jobs; both are the optimum of an LP that
 holds a subset of (2), so the higher is the closer), and at 100,000 jobs it was stopped after 24
 rounds and 2,045 s with its objective 1.5e-7 below the new one and still rising. The pool loop
 (unchanged) took 0.6 s, 11.3 s and 56.1 s at 1,000, 5,000 and 10,000 jobs (peak 229, 728 and
