@@ -187,13 +187,9 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
             looped = cutting_planes_rows(program, separation.cut_rows, seed, solver, max_rounds=rounds_limit,
                                          keep=keep, warm=warm, time_limit=time_limit, **options)
         looped.result.require_optimal()
-        C = np.asarray(looped.x[:data.n], dtype=float)
         # the segments loop's LP is a relaxation once nothing prices in, which its convergence says
-        relaxed = loop == "pool" or looped.converged
-        return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",
-                                looped.converged and not separation.gave_up, looped.rounds, separation.prefix_cuts,
-                                separation.fluid_cuts_added, time.perf_counter() - start, looped.solve_seconds,
-                                lp_upper_bound(data, C)[0], relaxed)
+        return _loop_result(data, looped.x[:data.n], looped, separation, start,
+                            relaxed=loop == "pool" or looped.converged)
     # Each round adds thousands of Pyomo objects and frees none: the cyclic collector's passes
     # over them would cost more than building them.
     with without_gc():
@@ -202,13 +198,20 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
         rowwise = cutting_planes(model, separation, solver, max_rounds=rounds_limit,
                                  time_limit=time_limit, filter_violated=False, **options)
     rowwise.result.require_optimal()
-    # A separation that gave up (no progress after changing its cuts) returned no cut: the loop
-    # ended, but the point still violates (2) by separation.residual, so it has not converged.
-    converged = rowwise.converged and not separation.gave_up
-    solution = lp_schedule_solution(model)
-    return LPScheduleResult(solution, "cutting planes", converged, rowwise.rounds,
-                            separation.prefix_cuts, separation.fluid_cuts_added, time.perf_counter() - start,
-                            rowwise.solve_seconds, lp_upper_bound(model.lp_data, solution.C)[0])
+    return _loop_result(model.lp_data, lp_schedule_solution(model).C, rowwise, separation, start, relaxed=True)
+
+
+def _loop_result(data: ScheduleLPData, C, looped, separation: QueyranneCuts, start: float, *,
+                 relaxed: bool) -> LPScheduleResult:
+    """A cutting-plane loop's :class:`LPScheduleResult`: its last point *C*, statistics and
+    :func:`~schedrelax.models.queyranne.lp_upper_bound`. A separation that gave up (no progress
+    after changing its cuts) returned no cut: the loop ended, but the point still violates (2) by
+    ``separation.residual``, so it has not converged. The caller has checked the last solve is optimal."""
+    C = np.asarray(C, dtype=float)
+    return LPScheduleResult(LPScheduleSolution(C, float(data.weights @ C)), "cutting planes",
+                            looped.converged and not separation.gave_up, looped.rounds, separation.prefix_cuts,
+                            separation.fluid_cuts_added, time.perf_counter() - start, looped.solve_seconds,
+                            lp_upper_bound(data, C)[0], relaxed)
 
 
 def spc_guarantee(instance: RelatedInstance) -> float | None:

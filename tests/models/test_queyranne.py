@@ -347,6 +347,8 @@ def test_the_lp_optimum_lies_between_the_loops_bounds(inst):
     assert lp.lower_bound <= exact.solution.objective * (1 + 1e-9) + 1e-9
     assert exact.solution.objective <= lp.upper_bound * (1 + 1e-9) + 1e-9
     assert lp.upper_bound - lp.lower_bound <= 2e-6 * max(1.0, lp.upper_bound)
+    # both brackets hold the same optimum, so they must meet (a proof-level check, no tolerance guess)
+    assert lp.lower_bound <= exact.upper_bound * (1 + 1e-12) and exact.lower_bound <= lp.upper_bound * (1 + 1e-12)
     d = ScheduleLPData.of(inst)
     value, point = lp_upper_bound(d, lp.solution.C)
     assert value == pytest.approx(lp.upper_bound, rel=1e-12)
@@ -363,6 +365,7 @@ def test_a_segments_loop_stopped_early_claims_no_bound():
     assert full.relaxed and full.lower_bound == full.solution.objective
     assert not cut_short.converged and not cut_short.relaxed and cut_short.lower_bound is None
     assert cut_short.upper_bound >= full.lower_bound  # an upper bound whatever the loop did
+
 
 def test_spc_claims_no_bound_from_a_segments_loop_stopped_early(monkeypatch):
     import schedrelax.rounding.spc as spc
