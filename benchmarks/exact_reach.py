@@ -7,7 +7,8 @@ on 4 machines, 1-3 tasks per job, n_jobs 10, 15, 20, 30, 40, 50; related: the ``
 machines, 1-4 tasks per job, n_jobs 3 ... 10; malleable: the ``flowflex`` setup at its small
 sizes, 8 processors and 2-4 jobs per flow, n_flows 3, 5, 7, 10, 12, 15, with ``max_jobs`` lifted;
 mapreduce: the ``asrpt`` setup at its small sizes, 10 machines and 0.2 arrivals per slot, slots
-20, 30, 40, 60, 80) on seeds 0 .. S-1. A size is *reached* when at least ``--min-proven`` of the
+20, 30, 40, 60, 80, under ``mip``'s default model ``preemptive-tasks``; ``--param model=non-preemptive``
+for eq. (2)) on seeds 0 .. S-1. A size is *reached* when at least ``--min-proven`` of the
 seeds end ``optimal`` (the returned schedule's cost meets the proven bound,
 :func:`schedrelax.rounding.exact.meets_bound`) within ``--limit`` seconds of wall time; an engine
 stops climbing at its first size not reached. Time to proof is the whole call's wall time (start
