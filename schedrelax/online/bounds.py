@@ -19,9 +19,10 @@ import time
 from schedrelax.instances import Instance, MalleableInstance, PackingInstance, RelatedInstance
 
 
-def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float | None, str, float]:
-    """(bound, what it is, seconds) for *instance* with its release times; bound None if the
-    relaxation was not solved to optimality."""
+def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float | None, str | None, float]:
+    """(bound, what it is, seconds) for *instance* with its release times; bound and what it is
+    None when the relaxation gave no bound (not solved to optimality, or LP-Schedule's segments
+    loop stopped before it converged), so that no result names a bound it does not have."""
     t0 = time.perf_counter()
     if isinstance(instance, MalleableInstance):
         from schedrelax.algorithms import run
@@ -42,4 +43,6 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
         value, what = solve_lp_schedule(instance, solver).lower_bound, "LP-Schedule optimum (paper 004 §III) with releases"
     else:
         raise TypeError(f"no online lower bound for the {instance.family} family")
-    return (None if value is None else float(value)), what, time.perf_counter() - t0
+    if value is None:
+        return None, None, time.perf_counter() - t0
+    return float(value), what, time.perf_counter() - t0

@@ -206,6 +206,24 @@ def test_lower_bound_is_below_every_online_policy(family):
             assert lb <= r.objective * (1 + 1e-9), (name, lb, r.objective)
 
 
+def test_no_bound_names_no_bound_kind(monkeypatch):
+    # LP-Schedule's segments loop stopped before converging gives no bound (lower_bound None): the
+    # online result then carries neither a bound nor a name for one.
+    import schedrelax.rounding.spc as spc_module
+
+    real = spc_module.solve_lp_schedule
+
+    def unconverged(*args, **kwargs):
+        return dataclasses.replace(real(*args, **kwargs), relaxed=False)
+
+    monkeypatch.setattr(spc_module, "solve_lp_schedule", unconverged)
+    inst = online_instance("related", 0)
+    lb, what, seconds = online_lower_bound(inst)
+    assert lb is None and what is None and seconds >= 0
+    r = algorithms.run("online:fifo", inst)
+    assert r.lower_bound is None and r.bound_kind is None and r.info["lower_bound_method"] is None
+
+
 def test_lower_bound_below_the_exact_optimum_below_online_policies():
     # Related: the MIP optimum of the whole instance with releases is the clairvoyant optimum.
     inst = RelatedInstance(speeds=[1.0, 2.0], jobs=(RelatedJob(tasks=[4.0, 2.0]), RelatedJob(tasks=[2.0], release=1.0),
