@@ -431,7 +431,8 @@ for its LP-Schedule bound, is a candidate too."""
 @register("mip", "related", "exact disjunctive MIP: non-preemptive tasks, related machines, DAG, releases "
           "(up to about 10 tasks)", uses_solver=True, paper="004 §II")
 def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
-                time_limit: float | None = None, threads: int | None = None) -> Result:
+                time_limit: float | None = None, threads: int | None = None,
+                threshold_rows: bool | None = None) -> Result:
     """The optimum of paper 004's problem from :func:`schedrelax.models.related_mip.build_related_mip`.
 
     The schedule keeps the MIP's machines and per-machine order and starts each task as early as
@@ -440,12 +441,20 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     ``info["optimal"]`` says whether it was.
 
     ``solver="cpsat"``: a CP-SAT model instead (:func:`schedrelax.rounding.cpsat.related_cpsat`;
-    ``seed`` and ``threads`` are CP-SAT's). ``threads`` goes to the solver (None: its default).
+    ``seed`` and ``threads`` are CP-SAT's), with its completion-threshold rows unless
+    ``threshold_rows=False`` (a CP-SAT option only: any other solver refuses it). ``threads`` goes
+    to the solver (None: its default).
     """
+    if threshold_rows is not None and not isinstance(threshold_rows, (bool, np.bool_)):
+        raise ValueError(f"threshold_rows must be True or False, got {threshold_rows!r}")
     if solver == "cpsat":
         from schedrelax.rounding.cpsat import related_cpsat
 
-        return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
+        return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed,
+                             thresholds=True if threshold_rows is None else bool(threshold_rows))
+    if threshold_rows is not None:
+        raise ValueError(f"threshold_rows is an option of the CP-SAT model (solver 'cpsat'), not of solver "
+                         f"{solver!r}'s disjunctive MIP; leave it out")
     t0 = time.perf_counter()
     relaxation = run("spc", instance, solver=solver)  # its LP-Schedule bound, and its schedule a candidate
     start = best_start(instance, RELATED_STARTS, solver=solver)
