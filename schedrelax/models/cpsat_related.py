@@ -225,6 +225,10 @@ THRESHOLD_LITERALS = 20_000
 """Most threshold literals y[j, T] a model gets (jobs × thresholds kept): past it the thresholds are
 thinned evenly. Every kept row stays valid; fewer thresholds only give a weaker LP."""
 
+MIXED_ROW_WORK = 200_000
+"""Most steps the knapsack over machines may take for one mixed row (machines × big tasks × big
+tasks a machine fits); past it that row is left out, so that large instances build quickly."""
+
 SIZE_CLASSES = 3
 """Most task classes (sizes >= p) the threshold rows count: the distinct task sizes when there are
 this few, otherwise the smallest size and quantiles above it. Any choice gives valid rows."""
@@ -337,6 +341,8 @@ def completion_threshold_rows(instance: RelatedInstance, data: RelatedIntData, c
         for (ds, ss, cs), (db, sb, cb) in pairs:
             big_cap = (np.maximum(T - sb, 0) // db).tolist()
             total = min(int(sum(big_cap)), int(cb.sum()))  # no more big tasks than the instance has
+            if (total + 1) * (sum(big_cap) + M) > MIXED_ROW_WORK:
+                continue
             g = [0] + [-1] * total  # g[B]: most small tasks beside B big ones, -1 if B does not fit
             for i in range(M):
                 room = int(T - ready[i])
