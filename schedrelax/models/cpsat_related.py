@@ -225,6 +225,10 @@ THRESHOLD_LITERALS = 20_000
 """Most threshold literals y[j, T] a model gets (jobs × thresholds kept): past it the thresholds are
 thinned evenly. Every kept row stays valid; fewer thresholds only give a weaker LP."""
 
+THRESHOLD_TIMES = 1_000
+"""Most thresholds T a model gets, however few its jobs (the ``spc`` setup at n_jobs 5-8 has 400-700
+step points; data over several decades can have millions), thinned evenly past it."""
+
 MIXED_ROW_WORK = 200_000
 """Most steps the knapsack over machines may take for one mixed row (machines × big tasks × big
 tasks a machine fits); past it that row is left out, so that large instances build quickly."""
@@ -325,12 +329,17 @@ def completion_threshold_rows(instance: RelatedInstance, data: RelatedIntData, c
         small, big = cls((size >= p) & (size < q)), cls(size >= q)
         if (small[0] > 0).all() and (big[0] > 0).all():
             pairs.append((small, big))
+    cap = max(1, min(THRESHOLD_TIMES, max_literals // n))
     times: set[int] = set()
     for d, s, _ in singles:
         for i in range(M):
-            times.update(range(int(s[i] + d[i] - 1), t_max + 1, int(d[i])))
+            # T = s_i + k·d_i - 1 for k = 1 .. K (at most cap of them, evenly spread)
+            count = (t_max + 1 - int(s[i])) // int(d[i])
+            if count <= 0:
+                continue
+            ks = np.arange(1, count + 1) if count <= cap else np.unique(np.linspace(1, count, cap).round())
+            times.update((int(s[i]) + ks.astype(np.int64) * int(d[i]) - 1).tolist())
     ordered = sorted(times)
-    cap = max(1, max_literals // n)
     if len(ordered) > cap:
         ordered = [ordered[k] for k in np.unique(np.linspace(0, len(ordered) - 1, cap).round().astype(int))]
     rows: list[tuple[int, tuple[int, ...], int]] = []
