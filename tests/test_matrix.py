@@ -109,6 +109,7 @@ def test_highs_on_the_arrays_and_on_the_pyomo_model_agree(name, make):
     assert a.objective == pytest.approx(b.objective, rel=1e-9, abs=1e-9)
 
 
+@pytest.mark.solver("glpk")
 def test_other_solvers_get_the_programs_pyomo_model():
     program = lp2_program(_packing(0, "small"))
     highs = solve_program(program)
