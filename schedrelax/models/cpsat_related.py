@@ -44,15 +44,16 @@ and rows over them that every model solution meets:
   T − s^b_i and a·d^s_i <= T − s^s_i; g(B), the most small tasks that fit beside B big ones over
   all machines, is a knapsack over machines (exact dynamic programme), and each facet A + c·B <= r
   of the upper concave envelope of (B, g(B)) is a valid row Σ_j (n^s_j + c·n^b_j) y[j, T] <= r
-  (scaled to whole numbers), as is B <= its largest value;
+  (scaled to whole numbers; B's own limit is the big class's count row);
 * the staircase C_j >= lo_j + Σ_T (T − T_prev)(1 − y[j, T]) (lo_j the least completion, T_prev the
   threshold before T, lo_j − 1 for the first), which is what links the rows to the objective in
   the LP.
 
 Thresholds are the times just before a class's count can grow (s_i + k·d_i − 1): there the count
-rows are tightest. Measured on the ``spc`` setup (6 machines, 1-4 tasks per job, one worker,
-60 s, with :data:`~schedrelax.rounding.cpsat.RELATED_LINEARIZATION`): n_jobs 5 proven on 4 of 5
-seeds (without the rows 3: seeds 2-4 in 0.4-1.7 s against 4-27 s), n_jobs 6 on 3 of 5 (without: 0).
+rows are tightest. Measured on the ``spc`` setup (``benchmarks/exact_reach.py``, 6 machines, 1-4
+tasks per job, one worker, 60 s, with :data:`~schedrelax.rounding.cpsat.RELATED_LINEARIZATION`):
+n_jobs 5 proven on 4 of 5 seeds (before the rows, same benchmark: 2; seeds 3 and 4 in 0.4 and
+1.5 s against 4.5 and 5.7 s), n_jobs 6 on 3 of 5 (before: 0).
 """
 
 from __future__ import annotations
