@@ -384,22 +384,18 @@ def _add_threshold_rows(m, instance: RelatedInstance, data: RelatedIntData, comp
     n = instance.n_jobs
     y: dict[tuple[int, int], Any] = {}
     for j in range(n):
-        prev = None
+        steps, before = [], low[j] - 1  # (T - the threshold before it, y[j, T]) for the staircase
         for k, T in enumerate(th.times):
             if not low[j] <= T < high[j]:
                 continue
             lit = m.new_bool_var(f"y{j}_{T}")
             m.add(completion[j] <= T).only_enforce_if(lit)
             m.add(completion[j] >= T + 1).only_enforce_if(~lit)
-            if prev is not None:
-                m.add_implication(prev, lit)
-            prev = lit
+            if steps:
+                m.add_implication(steps[-1][1], lit)
+            steps.append((T - before, lit))
+            before = T
             y[j, k] = lit
-        steps, before = [], low[j] - 1
-        for k, T in enumerate(th.times):
-            if (j, k) in y:
-                steps.append((T - before, y[j, k]))
-                before = T
         if steps:
             m.add(completion[j] >= low[j] + sum(step * (1 - lit) for step, lit in steps))
 
@@ -542,7 +538,7 @@ def build_cpsat_related(instance: RelatedInstance, *, data: RelatedIntData | Non
     if thresholds:
         # No job completes before its earliest start plus its longest task at its shortest duration.
         est = earliest_starts(instance, data).tolist()
-        low = [max(est[j], rel[j]) + max(shortest[first[j]:first[j + 1]]) for j in range(n)]
+        low = [est[j] + max(shortest[first[j]:first[j + 1]]) for j in range(n)]  # est: release included
         literals, rows = _add_threshold_rows(m, instance, data, completion, low,
                                              [max(lo, c) for lo, c in zip(low, c_max)])
     order_twins_and_minimise(m, twins, start, w, completion, upper, lower)

@@ -60,10 +60,11 @@ def test_facets_hold_at_every_feasible_point_and_touch_both_ends(steps):
 def _random_solution(instance: RelatedInstance, data, rng: np.random.Generator) -> np.ndarray:
     """Job completions (model units) of a random feasible model solution: random machines, tasks in
     a random order consistent with the DAG, each started as early as the model allows."""
-    rank = topological_rank(instance.n_jobs, instance.edges)[instance.task_job]
-    order = np.lexsort((rng.random(instance.n_tasks), rank)).tolist()
-    if rng.random() < 0.5:  # sometimes interleave independent jobs: shuffle within equal ranks only
-        order = np.lexsort((rng.random(instance.n_tasks), rank + rng.integers(0, 1, instance.n_tasks))).tolist()
+    if rng.random() < 0.5:  # tasks by their job's topological rank, shuffled within a rank
+        rank = topological_rank(instance.n_jobs, instance.edges)[instance.task_job]
+        order = np.lexsort((rng.random(instance.n_tasks), rank)).tolist()
+    else:  # any linear extension: each time a random task whose job's predecessors are all done
+        order = _random_linear_extension(instance, rng)
     machine = rng.integers(0, instance.n_machines, instance.n_tasks).tolist()
     if rng.random() < 0.5:  # or each task on its fastest machine
         machine = data.duration.argmin(axis=1).tolist()
@@ -73,17 +74,35 @@ def _random_solution(instance: RelatedInstance, data, rng: np.random.Generator) 
     return np.maximum.reduceat(end, instance.job_offset[:-1])
 
 
-def _check_rows(instance: RelatedInstance, seed: int, solutions: int = 20) -> int:
+def _random_linear_extension(instance: RelatedInstance, rng: np.random.Generator) -> list[int]:
+    preds: list[set[int]] = [set() for _ in range(instance.n_jobs)]
+    for a, b in instance.edges.tolist():
+        preds[b].add(a)
+    left = np.diff(instance.job_offset).tolist()
+    todo, order = list(range(instance.n_tasks)), []
+    while todo:
+        ready = [t for t in todo if not any(left[a] for a in preds[int(instance.task_job[t])])]
+        t = ready[int(rng.integers(len(ready)))]
+        todo.remove(t)
+        order.append(t)
+        left[int(instance.task_job[t])] -= 1
+    return order
+
+
+def _check_rows(instance: RelatedInstance, seed: int, solutions: int = 20) -> tuple[int, int]:
+    """Check every row on *solutions* random feasible solutions; (row-solution pairs checked, pairs
+    holding with equality)."""
     data = related_int_data(instance)
     est = earliest_starts(instance, data)
     th = completion_threshold_rows(instance, data, [int(data.horizon)] * instance.n_jobs)
     rng = np.random.default_rng(seed)
     if not th.rows:
-        return 0
+        return 0, 0
     at = np.array([th.times[k] for k, _, _ in th.rows], dtype=np.int64)
     coefs = np.array([c for _, c, _ in th.rows], dtype=np.int64)
     rhs = np.array([r for _, _, r in th.rows], dtype=np.int64)
     low = est + np.maximum.reduceat(data.duration.min(axis=1), instance.job_offset[:-1])
+    tight = 0
     for _ in range(solutions):
         C = _random_solution(instance, data, rng)
         # every job completes at or after its earliest start plus its longest task at its shortest duration
@@ -91,7 +110,8 @@ def _check_rows(instance: RelatedInstance, seed: int, solutions: int = 20) -> in
         lhs = (coefs * (C[None, :] <= at[:, None])).sum(axis=1)
         bad = np.flatnonzero(lhs > rhs)
         assert not len(bad), [(int(at[k]), coefs[k].tolist(), int(rhs[k]), C.tolist()) for k in bad[:3]]
-    return len(th.rows) * solutions
+        tight += int(((lhs == rhs) & (lhs > 0)).sum())
+    return len(th.rows) * solutions, tight
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -128,7 +148,8 @@ def test_rows_are_there_and_bind_on_the_spc_setup():
     data = related_int_data(inst)
     th = completion_threshold_rows(inst, data, [int(data.horizon)] * inst.n_jobs)
     assert len(th.times) > 10 and len(th.rows) > len(th.times)
-    assert _check_rows(inst, 0, solutions=50) > 0
+    checked, tight = _check_rows(inst, 0, solutions=50)
+    assert checked > 0 and tight > 0
 
 # ------------------------------------------------------------------------ same optimum, with or without
 
