@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from schedrelax.experiments.runner import execute, write_atomic
 
 OPT_ALGORITHM = "mip"
 """Name of the exact algorithm each family registers; its value is the OPT column. Its Result's
@@ -331,90 +331,6 @@ def _family_of(src: InstanceSource) -> str:
     return family
 
 
-_PARENT_POLL_SECONDS = 0.5
-
-
-def _exit_with_parent(owner: int) -> None:
-    """Worker initializer: end this worker when the process that runs the grid (*owner*) dies.
-
-    A parent killed by SIGKILL runs no clean-up, and a pool worker blocked on its task queue (or
-    deep in a solve) would run on, orphaned. On Linux the kernel sends SIGKILL when the worker's
-    parent dies (``PR_SET_PDEATHSIG``); everywhere, a daemon thread also checks every half second
-    that the worker still has its parent and that *owner* is alive (the two differ under the
-    ``forkserver`` start method), and ends the worker if not.
-    """
-    import threading
-
-    ppid = os.getppid()
-    if sys.platform.startswith("linux"):
-        import ctypes
-        import signal
-
-        try:
-            ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))  # 1 = PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass  # the polling thread below still ends the worker
-
-    def alive() -> bool:
-        if os.getppid() != ppid:
-            return False
-        try:
-            os.kill(owner, 0)
-        except ProcessLookupError:
-            return False
-        except PermissionError:
-            pass
-        return True
-
-    if not alive():  # the owner died before the signal above was armed
-        os._exit(1)
-
-    def watch() -> None:
-        while alive():
-            time.sleep(_PARENT_POLL_SECONDS)
-        os._exit(1)
-
-    threading.Thread(target=watch, name="schedrelax-owner-watch", daemon=True).start()
-
-
-def _execute(tasks: list[Task], workers: int, dask: Any, progress: bool | None) -> Iterable[list[dict[str, Any]]]:
-    from schedrelax.experiments.reproduce import progress_bar
-
-    with progress_bar(len(tasks), "compare", progress, unit="instance", leave=True) as bar:
-        yield from _finished(tasks, workers, dask, bar.update)
-
-
-def _finished(tasks: list[Task], workers: int, dask: Any, step: Callable[[], Any]) -> Iterable[list[dict[str, Any]]]:
-    """The rows of each task as it finishes, *step* called once per task."""
-    if dask is not None:
-        from distributed import Client, as_completed as dask_completed
-
-        client = dask if isinstance(dask, Client) else Client(dask)
-        try:
-            futures = client.map(run_task, tasks, pure=False)
-            for fut in dask_completed(futures):
-                step()
-                yield fut.result()
-        finally:
-            if client is not dask:
-                client.close()
-        return
-    if workers <= 1 or len(tasks) <= 1:
-        for t in tasks:
-            rows = run_task(t)
-            step()
-            yield rows
-        return
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_exit_with_parent, initargs=(os.getpid(),))
-    try:
-        for fut in as_completed([pool.submit(run_task, t) for t in tasks]):
-            step()
-            yield fut.result()
-    finally:
-        # Interrupted (Ctrl-C, an error): drop the queued tasks instead of running them all first.
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None = None,
             solvers: Sequence[str] = ("highs",), *, out: str | Path | None = None, resume: bool = False,
             workers: int | None = None, dask: Any = None, with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS,
@@ -471,7 +387,8 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
             _write_table(_concat([], []), out_path)
     frames = [previous] if previous is not None and len(previous) else []
     new_rows: list[dict[str, Any]] = []
-    for rows in _execute(tasks, workers, dask, progress):
+    for rows in execute(run_task, tasks, workers=workers, dask=dask, progress=progress, desc="compare",
+                        unit="instance"):
         new_rows.extend(rows)
         if out_path is not None:
             # Append as cells finish, so an interrupted grid can be resumed.
@@ -667,11 +584,8 @@ def _typed(table, source: Path | None = None):
 
 
 def _write_table(table, path: Path) -> list[Path]:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    table.to_csv(tmp, index=False)
-    tmp.replace(path)  # atomic: a kill mid-write never leaves half a table to resume from
-    written = [path]
+    # atomic: a kill mid-write never leaves half a table to resume from
+    written = [write_atomic(path, lambda tmp: table.to_csv(tmp, index=False))]
     try:
         import pyarrow  # noqa: F401
     except ImportError:

@@ -213,7 +213,8 @@ def _critical_path(sizes: np.ndarray, max_procs: np.ndarray, edges: list[tuple[i
 def flowflex(seed: Seed = 0, *, processors: int = 100, n_flows: Count = (5, 20),
              jobs_per_flow: Count = (2, 20), edge_probability: float = 0.5,
              cost: str = "completion", objective: str = "minisum", max_procs_low: float = 0.0,
-             size_decades: float = 1.0, integer_weights: bool = False) -> MalleableInstance:
+             size_decades: float = 1.0, integer_weights: bool = False,
+             deadline_slack: float = 1.0) -> MalleableInstance:
     """Random flows of malleable jobs, the simulation setup of paper 000 §4.1 (FlowFlex).
 
     From the paper: P = 100 processors; the number of flows is uniform on {5..20} and the number
@@ -257,6 +258,7 @@ def flowflex(seed: Seed = 0, *, processors: int = 100, n_flows: Count = (5, 20),
     if not isinstance(integer_weights, (bool, np.bool_)):
         raise InstanceError(f"integer_weights must be True or False, got {integer_weights!r}")
     delta_low = max(1, int(np.ceil(max_procs_low * P)))
+    deadline_slack = _positive(deadline_slack, "deadline_slack")
 
     flows = []
     for _ in range(_count(rng, n_flows, "n_flows")):
@@ -268,14 +270,16 @@ def flowflex(seed: Seed = 0, *, processors: int = 100, n_flows: Count = (5, 20),
         release = 0.0
         bound = release + max(_critical_path(sizes, max_procs, edges), float(sizes.sum()) / P)
         flows.append(Flow(sizes=sizes, max_processors=max_procs, edges=edges, release=release,
-                          cost=_flowflex_cost(rng, cost, bound, float(sizes.sum()), integer_weights)))
+                          cost=_flowflex_cost(rng, cost, bound, float(sizes.sum()), integer_weights,
+                                              deadline_slack)))
     return MalleableInstance(processors=P, flows=tuple(flows), objective=objective,
                              name=f"flowflex {cost} {objective}")
 
 
 def _flowflex_cost(rng: np.random.Generator, kind: str, bound: float, work: float,
-                   integer_weights: bool = False) -> costs.CostFunction:
-    """A flow's cost of the given kind; ``bound`` is its completion-time lower bound L_f."""
+                   integer_weights: bool = False, slack: float = 1.0) -> costs.CostFunction:
+    """A flow's cost of the given kind; ``bound`` is its completion-time lower bound L_f;
+    deadlines lie in [L_f, (1 + *slack*) L_f]."""
     def weights(k: int | None = None):
         if integer_weights:
             return rng.integers(1, 11, k).astype(float) if k is not None else float(rng.integers(1, 11))
@@ -289,8 +293,8 @@ def _flowflex_cost(rng: np.random.Generator, kind: str, bound: float, work: floa
         return costs.stretch(work)
     if kind in ("sla", "unit_sla"):
         unit = kind == "unit_sla"
-        return _sla_cost(rng, (bound, 2.0 * bound), lambda k: np.ones(k) if unit else weights(k))
-    deadline = bound * (1.0 + rng.uniform(0.0, 1.0))
+        return _sla_cost(rng, (bound, (1.0 + slack) * bound), lambda k: np.ones(k) if unit else weights(k))
+    deadline = bound * (1.0 + slack * rng.uniform(0.0, 1.0))
     base = kind.removeprefix("weighted_")
     weight = weights() if kind.startswith("weighted_") else 1.0
     return costs.tardy(deadline, weight) if base == "tardy" else costs.tardiness(deadline, weight)
