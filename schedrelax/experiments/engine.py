@@ -369,12 +369,15 @@ class Fit:
 @dataclass(frozen=True)
 class Point:
     """A point of the paper's tables or figures (a row of a table, an x value): its name, the
-    cell parameters it sets, and at most how many seeds it runs (None: every evaluation seed; for
-    costly points whose paper number is not an average over instances)."""
+    cell parameters it sets, at most how many seeds it runs (None: every evaluation seed; for
+    costly points whose paper number is not an average over instances), and the option it
+    *needs* (e.g. a trace file: without it the point does not run and its rows are left out of
+    the report, which says so)."""
 
     name: str
     params: Mapping[str, Any] = field(default_factory=dict)
     seeds: int | None = None
+    needs: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", _frozen(self.params))
@@ -590,7 +593,7 @@ def plan(exp: Experiment, *, quick: bool = False, overrides: Mapping[str, Any] |
         setting_params["fit"] = dict(setting_params[exp.fit.setting])
         setting_seeds["fit"] = fit_seeds
         fit_settings.append("fit")
-    needed = _points_needed(exp, fit_settings, quick)
+    needed = _points_needed(exp, fit_settings, quick, setting_params["main"])
     points = {p.name: p for p in exp.points}
     cells = []
     for setting, params in setting_params.items():
@@ -603,21 +606,33 @@ def plan(exp: Experiment, *, quick: bool = False, overrides: Mapping[str, Any] |
                 tuple(fit_settings))
 
 
-def rows_run(exp: Experiment, quick: bool) -> tuple[Row, ...]:
-    """The rows a run evaluates: all of them, or under ``--quick`` those that read only quick
-    points."""
-    if not quick or exp.quick_points is None:
-        return exp.rows
-    keep = set(exp.quick_points)
+def points_run(exp: Experiment, quick: bool, params: Mapping[str, Any] | None = None) -> tuple[str, ...]:
+    """The points a run runs: under ``--quick`` the quick points; without the option a point
+    *needs* (a parameter of the main setting that is unset or empty), not that point."""
+    params = exp.params if params is None else params
+    out = []
+    for p in exp.points:
+        if quick and exp.quick_points is not None and p.name not in exp.quick_points:
+            continue
+        if p.needs is not None and params.get(p.needs) in (None, ""):
+            continue
+        out.append(p.name)
+    return tuple(out)
+
+
+def rows_run(exp: Experiment, quick: bool, params: Mapping[str, Any] | None = None) -> tuple[Row, ...]:
+    """The rows a run evaluates: those that read only points it runs (:func:`points_run`)."""
+    keep = set(points_run(exp, quick, params))
     return tuple(r for r in exp.rows if all(m.point is None or m.point in keep for m in r.stat.metrics()))
 
 
-def _points_needed(exp: Experiment, fit_settings: Sequence[str], quick: bool = False) -> dict[str, list[str]]:
+def _points_needed(exp: Experiment, fit_settings: Sequence[str], quick: bool = False,
+                   params: Mapping[str, Any] | None = None) -> dict[str, list[str]]:
     """setting -> the points its rows (and the variations and fits of those rows) read, in the
     declaration's order."""
     order = [p.name for p in exp.points] or [""]
     need: dict[str, set[str]] = {}
-    rows = rows_run(exp, quick)
+    rows = rows_run(exp, quick, params)
 
     def add(setting: str, row: Row) -> None:
         for m in row.stat.metrics():
@@ -950,14 +965,14 @@ def estimate(cells, setting: str, stat: Statistic, rng: np.random.Generator) -> 
     return Estimate(value, min(lo, value), max(hi, value), len(values), missing)
 
 
-def evaluate(exp: Experiment, cells, quick: bool = False) -> list[RowResult]:
-    """Every row of *exp* (under *quick*: those of the quick points) on the cells table:
-    estimates, intervals, verdicts, effects, bands."""
+def evaluate(exp: Experiment, cells, quick: bool = False, params: Mapping[str, Any] | None = None) -> list[RowResult]:
+    """Every row of *exp* that the run ran (:func:`rows_run`; *params*: the main setting's) on
+    the cells table: estimates, intervals, verdicts, effects, bands."""
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     variations = {v.name: v for v in exp.all_variations()}
     present = set(cells["setting"]) if len(cells) else set()
     out = []
-    for row in rows_run(exp, quick):
+    for row in rows_run(exp, quick, params):
         est = estimate(cells, row.setting, row.stat, rng)
         names = list(row.variations)
         band_names: list[str] = []
@@ -1093,8 +1108,12 @@ def report_markdown(exp: Experiment, p: Plan, cells, results: Sequence[RowResult
              f"{CONFIDENCE:.0%}, bootstrap over seeds ({BOOTSTRAP} resamples; worst/best-of-N: the extreme of N "
              "draws from all seeds run)."]
     if len(results) < len(exp.rows):
-        lines += ["", f"`--quick` evaluates {len(results)} of the {len(exp.rows)} statements (those of its "
-                  f"points: {', '.join(exp.quick_points or ())})."]
+        ran = set(points_run(exp, p.quick, p.setting_params["main"]))
+        skipped = [q for q in exp.points if q.name not in ran]
+        why = [f"`{q.name}` ({'not a --quick point' if p.quick and exp.quick_points is not None and q.name not in exp.quick_points else f'needs --set {q.needs}=...'})"
+               for q in skipped]
+        lines += ["", f"This run evaluates {len(results)} of the {len(exp.rows)} statements; points not run: "
+                  f"{', '.join(why)}."]
     if p.overrides:
         lines += ["", "Parameters set for this run (`--set`): "
                   + ", ".join(f"`{k}={_show(v)}`" for k, v in p.overrides.items()) + "."]
@@ -1220,7 +1239,7 @@ def run(exp: Experiment, out_dir: str | Path, *, quick: bool = False, overrides:
     out = Path(out_dir)
     p = plan(exp, quick=quick, overrides=overrides, seeds=seeds)
     cells = run_cells(p, out, workers=workers, dask=dask, resume=resume, progress=progress)
-    results = evaluate(exp, cells, quick)
+    results = evaluate(exp, cells, quick, p.setting_params["main"])
     fits = fit_table(exp, cells)
     plots: list[Path] = []
     if exp.plots is not None and len(cells):

@@ -243,6 +243,7 @@ def test_quick_points_leave_rows_out_and_say_so(tmp_path):
     out = E.run(exp, tmp_path, quick=True, progress=False)
     assert "q-row" not in {r.row.id for r in out.results}
     assert f"evaluates {len(exp.rows) - 1} of the {len(exp.rows)} statements" in out.report.read_text()
+    assert "`q` (not a --quick point)" in out.report.read_text()
 
 
 def test_intervals_are_reproducible():
