@@ -411,7 +411,8 @@ class Experiment:
     wrote. *differences*: how the run differs from the paper's experiment (sizes, data), one line
     each. *options*: parameters a user may set that no setting names (e.g. a trace file).
     *quick_points*: the points ``--quick`` runs (None: all); rows of the others are left out of a
-    quick report, which says how many."""
+    quick report, which says how many. *tables*: ``"module:function"`` taking the cells DataFrame
+    and returning markdown measured beside the rows (e.g. each online run's queue and load)."""
 
     name: str
     title: str
@@ -432,6 +433,7 @@ class Experiment:
     differences: tuple[str, ...] = ()
     options: tuple[str, ...] = ()
     quick_points: tuple[str, ...] | None = None
+    tables: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", _frozen(self.params))
@@ -688,11 +690,23 @@ def grid_identity(p: Plan) -> dict[str, Any]:
     and every cell's key and parameters (hashed). A resume with another grid is refused."""
     from schedrelax import __version__
 
-    digest = hashlib.sha256(json.dumps([[c.setting, c.point, c.seed, c.function, repr(c.params)] for c in p.cells],
-                                       sort_keys=True, default=str).encode()).hexdigest()
+    digest = hashlib.sha256(json.dumps([[c.setting, c.point, c.seed, c.function, _numbers_alike(c.params)]
+                                        for c in p.cells], sort_keys=True, default=str).encode()).hexdigest()
     return {"format": GRID_FORMAT, "experiment": p.experiment.name, "schedrelax": __version__,
             "quick": p.quick, "overrides": {k: _show(v) for k, v in sorted(p.overrides.items())},
             "seeds": list(p.eval_seeds), "cells": len(p.cells), "cells_sha256": digest}
+
+
+def _numbers_alike(v: Any) -> Any:
+    """*v* with every number as a float, so that 12 and 12.0 (``--set`` and a TOML file) name the
+    same grid."""
+    if isinstance(v, bool) or v is None or isinstance(v, str):
+        return v
+    if isinstance(v, int | float | np.integer | np.floating):
+        return float(v)
+    if isinstance(v, tuple | list):
+        return [_numbers_alike(x) for x in v]
+    return repr(v)
 
 
 def cells_file(out_dir: Path, name: str) -> Path:
@@ -1094,7 +1108,7 @@ def _cell(text: Any) -> str:
 
 
 def report_markdown(exp: Experiment, p: Plan, cells, results: Sequence[RowResult], fits: Sequence[dict],
-                    plots: Sequence[Path] = ()) -> str:
+                    plots: Sequence[Path] = (), tables: str = "") -> str:
     """The report of one experiment: its headline claims first, the verdict counts, every row, the
     variations and bands measured, the fit, the cells that failed, the figures."""
     counts = verdict_counts(results)
@@ -1186,6 +1200,8 @@ def report_markdown(exp: Experiment, p: Plan, cells, results: Sequence[RowResult
                 mark = " (smallest)" if x["loss"] == best else ""
                 lines.append(f"| {_cell(x['candidate'])} | " + " | ".join(fmt(x.get(t)) for t in targets)
                              + f" | {fmt(x['loss'])}{mark} |")
+    if tables:
+        lines += ["", "## Measured beside the statements", "", tables.strip()]
     if len(failed):
         lines += ["", "## Cells that failed", "", "| setting | point | seed | reason |", "|---|---|---|---|"]
         lines += [f"| {r.setting} | {r.point} | {r.seed} | {_cell(r.cell_reason)} |" for r in failed.itertuples()]
@@ -1244,9 +1260,12 @@ def run(exp: Experiment, out_dir: str | Path, *, quick: bool = False, overrides:
     plots: list[Path] = []
     if exp.plots is not None and len(cells):
         plots = [Path(x) for x in resolve(exp.plots)(cells[cells["cell_status"] == "ok"], out)]
+    tables = ""
+    if exp.tables is not None and len(cells):
+        tables = resolve(exp.tables)(cells[cells["cell_status"] == "ok"])
     side = write_csv(out / f"{exp.name}_side_by_side.csv", side_by_side_records(results), SIDE_BY_SIDE_FIELDS)
     report = out / f"{exp.name}.md"
-    report.write_text(report_markdown(exp, p, cells, results, fits, plots))
+    write_atomic(report, lambda tmp: tmp.write_text(report_markdown(exp, p, cells, results, fits, plots, tables)))
     failed = int((cells.drop_duplicates(list(KEY))["cell_status"] != "ok").sum()) if len(cells) else 0
     return Outcome(exp, report, side, cells_file(out, exp.name), tuple(results), time.perf_counter() - t0, failed)
 
