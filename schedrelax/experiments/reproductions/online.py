@@ -26,8 +26,8 @@ Fig. 6 (random arrivals and all at once). Every policy runs through :mod:`schedr
   at epochs of ``epoch_scale`` × the mean flow's time on the whole cluster (the paper's "roughly 2
   seconds" cannot be put in our units). A gain is baseline / FlowFlex − 1 on the metric.
 
-Every run records the mean number of jobs in the system and the offered load (work over capacity
-× arrival span), so the report shows that the setups queue.
+Every run records the mean number of jobs in the system and the offered load
+(:func:`schedrelax.instances.contention.offered_load`), so the report shows that the setups queue.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.experiments.engine import Band, Experiment, Gain, Mean, Paper, Point, Row, Seeds, Variation, metric
+from schedrelax.instances.contention import offered_load
 
 PACKING_WEIGHTS = ("equal", "random", "priority")
 SP_PANELS = {"a": {"SynchPack": "synchpack3", "Tetris": "tetris", "PSRS": "psrs"},
@@ -56,28 +57,6 @@ FF_METRICS = {"average completion time": ("average_delay", "FlowFlex-avg-complet
 
 
 # ------------------------------------------------------------------------------------------ the cell
-
-def offered_load(instance) -> float:
-    """Work over capacity × arrival span (NaN when every job arrives at once)."""
-    fam = instance.family
-    if fam == "malleable":
-        release, work, capacity = instance.flow_release, instance.flow_work(), float(instance.processors)
-    elif fam == "packing":
-        release = np.asarray(instance.release, dtype=float)
-        # a task's work: its demand times its shortest processing time over its placement set
-        fastest = np.full(instance.n_tasks, np.inf)
-        np.minimum.at(fastest, instance.place_task, instance.place_time)
-        work = np.asarray(instance.demand, dtype=float) * fastest
-        capacity = float(np.sum(instance.capacities))
-    elif fam == "related":
-        release = np.asarray(instance.release, dtype=float)
-        work = np.array([float(np.sum(j.tasks)) for j in instance.jobs])
-        capacity = float(np.sum(instance.speeds))
-    else:
-        raise ValueError(f"no offered load for the {fam} family")
-    span = float(np.max(release) - np.min(release))
-    return float(np.sum(work)) / (capacity * span) if span > 0 else float("nan")
-
 
 def _online(name: str, inst, seed: int, **params) -> dict:
     from schedrelax.algorithms import run
@@ -176,7 +155,7 @@ def _flowflex(seed, arrivals, processors, n_flows, jobs_per_flow, gap_scale, epo
             "FlowFlex-makespan": scored("flowflex-minimax", variant("completion", "minimax")),
             "FlowFlex-max-stretch": scored("flowflex-minimax", variant("stretch", "minimax")),
             "Fair": scored(fair, plain), "FIFO": scored("fifo", plain)}
-    load_here = offered_load(plain) if arrivals else float("nan")
+    load_here = offered_load(plain)
     return [{"algorithm": role, **m, "offered_load": load_here} for role, m in runs.items()]
 
 
@@ -329,7 +308,7 @@ def queue_table(cells) -> str:
     for (point, algorithm), g in main.groupby(["point", "algorithm"], sort=False):
         jobs = g["mean_jobs_in_system"].astype(float)
         load = g["offered_load"].astype(float)
-        shown = "all at once" if load.isna().all() else f"{load.mean():.2f} [{load.min():.2f}, {load.max():.2f}]"
+        shown = f"{load.mean():.2f} [{load.min():.2f}, {load.max():.2f}]"
         lines.append(f"| {point} | {algorithm} | {len(g)} | {jobs.mean():.1f} [{jobs.min():.1f}, {jobs.max():.1f}] "
                      f"| {shown} |")
     return "\n".join(lines)
