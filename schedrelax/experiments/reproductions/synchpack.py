@@ -314,12 +314,12 @@ EXPERIMENT = Experiment(
     compare="default",
     quick_points=("a-equal", "b-equal"),
     plots="schedrelax.experiments.reproductions.synchpack:plots",
-    differences=("the synthetic stand-in of the Google 2011 trace, not the paper's subset (described only in its "
-                 "online appendix): one instance per seed, against the paper's one trace",
-                 "100 jobs of 1-100 tasks on 12 machines (the synchpack-paper-fit size); the paper's sizes are in its "
-                 "online appendix only",
-                 "the baselines follow the published rules adapted to packing, synchronisation and placement by our "
-                 "heuristics (the paper's own are in its online appendix)",
+    differences=(("the synthetic stand-in of the Google 2011 trace, not the paper's subset (described only in its "
+                  "online appendix): one instance per seed, against the paper's one trace"),
+                 ("100 jobs of 1-100 tasks on 12 machines (the synchpack-paper-fit size); the paper's sizes are in "
+                  "its online appendix only"),
+                 ("the baselines follow the published rules adapted to packing, synchronisation and placement by our "
+                  "heuristics (the paper's own are in its online appendix)"),
                  "Fig. 4(c)'s α values are ours (1.5, 2, 3, 4); its bars are not in the text, only the gains' range"),
 )
 
