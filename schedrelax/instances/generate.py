@@ -498,7 +498,8 @@ PACKING_WEIGHTS = ("equal", "random", "priority")
 
 def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_per_job: Count = (1, 100),
               alpha: float | None = 2.0, local_machines: int = 3, weights: str = "equal",
-              online: bool = False, load: float = 0.7) -> PackingInstance:
+              online: bool = False, load: float = 0.7, task_tail: float = 2.0, demand_median: float = 0.1,
+              time_sigma: float = 1.0, random_weights: tuple[float, float] = (1.0, 10.0)) -> PackingInstance:
     """A synthetic stand-in for the Google 2011 trace of paper 003 §7 (SynchPack); no data is read.
 
     From the paper: each task gets three random "local" machines where its processing time is
@@ -512,18 +513,20 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
     * 100 machines and 100 jobs by default.
     * Machine capacities from :data:`GOOGLE_CPU_CLASSES` (1.0, 0.5, 0.25); if no machine of
       capacity 1.0 is drawn, one random machine is made 1.0 (the largest is 1.0 by normalisation).
-    * Tasks per job: heavy-tailed, P(k) proportional to k^-2 on the range ``tasks_per_job``.
-    * A task's demand (CPU request) is lognormal with median 0.1 and log-sd 1, redrawn while above
-      1.0, so every task fits the largest machine; its base processing time is
-      ``ceil(lognormal(median 5, log-sd 1))``, a whole number >= 1. Remote times are α times the
-      base, not rounded.
+    * Tasks per job: heavy-tailed, P(k) proportional to k^-``task_tail`` (2) on the range
+      ``tasks_per_job``.
+    * A task's demand (CPU request) is lognormal with median ``demand_median`` (0.1) and log-sd 1,
+      redrawn while above 1.0, so every task fits the largest machine; its base processing time
+      is ``ceil(lognormal(median 5, log-sd time_sigma))`` (log-sd 1), a whole number >= 1. Remote
+      times are α times the base, not rounded.
     * Local machines: ``local_machines`` (3) distinct machines drawn uniformly among those whose
       capacity fits the task (all of them if fewer fit). Remote machines: every other machine
       that fits; machines too small for the task are left out of its placement set (listing
       them would allow nothing). ``alpha=None`` gives local machines only; ``alpha=1`` gives
       every fitting machine at the base time (no locality penalty). SynchPack-3's setting (one
       machine per task, paper 003 §5) is ``local_machines=1, alpha=None``.
-    * Weights: ``"equal"`` all 1; ``"random"`` continuous uniform on [1, 10]; ``"priority"``
+    * Weights: ``"equal"`` all 1; ``"random"`` continuous uniform on ``random_weights``
+      ([1, 10]); ``"priority"``
       priority + 1, priorities drawn from :data:`PRIORITY_BANDS`.
     * ``online=True``: Poisson arrivals whose rate makes the offered load ``load``: rate =
       load * (total capacity) / (mean over jobs of Σ demand × base time).
@@ -537,6 +540,16 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
         alpha = _positive(alpha, "alpha", at_least=1.0)
     weights = _choice(weights, "weights", PACKING_WEIGHTS)
     load = _positive(load, "load")
+    task_tail = _positive(task_tail, "task_tail")
+    demand_median = _positive(demand_median, "demand_median")
+    if demand_median > 1.0:
+        raise InstanceError(f"demand_median must be at most 1.0 (the largest capacity), got {demand_median!r}")
+    time_sigma = _positive(time_sigma, "time_sigma")
+    if not isinstance(random_weights, (tuple, list)) or len(random_weights) != 2:
+        raise InstanceError(f"random_weights must be a (low, high) pair, got {random_weights!r}")
+    w_low, w_high = (_positive(v, "random_weights") for v in random_weights)
+    if w_high < w_low:
+        raise InstanceError(f"random_weights must be (low, high) with low <= high, got {random_weights!r}")
     _limit(n * high * M, "placement entries (jobs x tasks x machines)",
            f"n_jobs {n} with tasks_per_job {tasks_per_job!r} on machines {M}")
 
@@ -545,9 +558,9 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
     if capacities.max() < 1.0:
         capacities[rng.integers(M)] = 1.0
     ks = np.arange(low, high + 1)
-    counts = rng.choice(ks, size=n, p=ks ** -2.0 / np.sum(ks ** -2.0))
-    demand = _lognormal_truncated(rng, 0.1, 1.0, int(counts.sum()), 1.0)
-    base = np.ceil(5.0 * rng.lognormal(0.0, 1.0, len(demand)))
+    counts = rng.choice(ks, size=n, p=ks ** -task_tail / np.sum(ks ** -task_tail))
+    demand = _lognormal_truncated(rng, demand_median, 1.0, int(counts.sum()), 1.0)
+    base = np.ceil(5.0 * rng.lognormal(0.0, time_sigma, len(demand)))
 
     tasks = []
     for a, p in zip(demand, base):
@@ -564,7 +577,7 @@ def synchpack(seed: Seed = 0, *, machines: int = 100, n_jobs: int = 100, tasks_p
     if weights == "equal":
         w = np.ones(n)
     elif weights == "random":
-        w = rng.uniform(1.0, 10.0, n)
+        w = rng.uniform(w_low, w_high, n)
     else:
         bands, band_shares = zip(*PRIORITY_BANDS)
         chosen = rng.choice(len(bands), size=n, p=np.array(band_shares))

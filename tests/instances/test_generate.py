@@ -342,6 +342,25 @@ def test_synchpack_weight_cases_and_online():
     assert np.all(r > 0) and np.all(np.diff(r) > 0)
 
 
+def test_synchpack_open_distributions():
+    """The knobs §7 leaves open move what they name: a lighter tail gives fewer tasks, a larger
+    demand median larger demands, a wider time log-sd more spread, the weight range the weights."""
+    base = [gen.synchpack(s, machines=20, n_jobs=200) for s in range(3)]
+    tasks = np.mean([b.n_tasks for b in base])
+    assert np.mean([gen.synchpack(s, machines=20, n_jobs=200, task_tail=3.0).n_tasks for s in range(3)]) < tasks
+    big = gen.synchpack(0, machines=20, n_jobs=200, demand_median=0.4)
+    assert np.median(big.demand) > 2 * np.median(base[0].demand) and big.demand.max() <= 1.0
+    wide = gen.synchpack(0, machines=20, n_jobs=200, time_sigma=2.0, alpha=None)
+    assert np.std(np.log(wide.place_time)) > 1.5 * np.std(np.log(gen.synchpack(0, machines=20, n_jobs=200,
+                                                                             alpha=None).place_time))
+    w = gen.synchpack(0, weights="random", random_weights=(2.0, 3.0)).weights
+    assert np.all((2 <= w) & (w <= 3))
+    for bad in ({"task_tail": 0}, {"demand_median": 1.5}, {"time_sigma": -1.0}, {"random_weights": (5.0, 1.0)},
+                {"random_weights": 3.0}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            gen.synchpack(0, **bad)
+
+
 # ---------------------------------------------------------------- spc (paper 004 §VI-B)
 
 
