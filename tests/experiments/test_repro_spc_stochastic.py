@@ -1,6 +1,6 @@
-"""The S-PC §VI-C declaration (paper 004 Figs 10-13, stochastic task times): its instances against
-the paper's numbers, one cell's runs, the "up to" statistic recomputed from the records, the
-paper's numbers against its text, and engine runs."""
+"""The S-PC §VI-C declaration (paper 004 Figs 10-13, stochastic task times) and §VI-A's (Figs 4-5,
+simulated): the instances against the paper's numbers, one cell's runs, the "up to" statistic
+recomputed by hand, the paper's numbers against its text, and engine runs."""
 
 from __future__ import annotations
 
@@ -38,8 +38,14 @@ def test_mixes_split_and_bad_values():
     assert int(np.sum(inst.speeds == inst.speeds.max())) == 10
     f13 = S.instance(2, "fig13", 6, **SHAPE)
     assert sorted(len(f13.jobs[j].tasks) for j in range(0, f13.n_jobs, 2)) == [8] * 12 + [32] * 6
+    # Fig. 5: 6 elephants of 2 GB and 12 mice of 0.5 GB, 64 MB tasks, TeraSort: 4 reduce tasks
+    f5 = S.instance(2, "fig5", 6, **SHAPE)
+    assert sorted(len(f5.jobs[j].tasks) for j in range(0, f5.n_jobs, 2)) == [8] * 12 + [32] * 6
+    assert {len(f5.jobs[j].tasks) for j in range(1, f5.n_jobs, 2)} == {4}
     with pytest.raises(ValueError, match="benchmark"):
         S.instance(0, "fig10", "Grep", **SHAPE)
+    with pytest.raises(ValueError, match="benchmark"):
+        S.instance(0, "fig10", "TeraSort", **SHAPE)
     with pytest.raises(ValueError, match="fast"):
         S.instance(0, "fig10", "Sort", **{**SHAPE, "fast": 12})
     with pytest.raises(ValueError, match="ratio_sort"):
@@ -66,6 +72,7 @@ def test_up_to_recomputed_from_the_means():
     # per seed (S-PC, Map-only) at the three points; means (10, 11), (10, 10), (10, 20)
     values = np.array([[9.0, 10.0, 10.0, 10.0, 10.0, 18.0], [11.0, 12.0, 10.0, 10.0, 10.0, 22.0]])
     assert stat.estimate(values) == pytest.approx(0.5)  # 1 - 10 / 20 at Sort
+    assert S.at_least("fig10", "Map-only").estimate(values) == pytest.approx(0.0)  # 1 - 10 / 10 at WordMean
 
 
 def test_paper_numbers_as_the_text_states_them():
@@ -75,6 +82,10 @@ def test_paper_numbers_as_the_text_states_them():
     assert "Maponly by up to 60%, 50%, 37%, and 20%" in text
     assert S.PAPER_UP_TO["fig13"] == {"FIFO": 0.60, "LATE": 0.50, "Identical-machine": 0.37, "Map-only": 0.20}
     assert "it is 24% of the mean" in text and S.FIG9_RANGE == 0.24
+    assert "by up to 62%, 68%, and 45%" in text and "by up to 80%, 65%, and 52%" in text
+    assert "by up to 82\\%, 66\\%, and 61\\%" in text and "by at least 36%" in text
+    assert S.PAPER_HADOOP["fig5"] == {"FIFO": 0.82, "Identical-machine": 0.66, "Map-only": 0.61}
+    assert S.PAPER_HADOOP["fig4a"]["Identical-machine"] == 0.68 and S.PAPER_FIFO_AT_LEAST == 0.36
     claims = {r.id for r in S.EXPERIMENT.rows if r.claim}
     assert claims == {"fig10-map-only-up-to", "fig11-map-only-up-to", "fig10-identical-machine-up-to",
                       "fig11-identical-machine-up-to"}
@@ -88,16 +99,20 @@ def _check_outcome(out, exp):
         assert r.estimate.ok and np.isfinite(r.estimate.low) and np.isfinite(r.estimate.high), r.row.id
 
 
-def test_quick_engine_run_trimmed(tmp_path):
+@pytest.mark.parametrize("name", ["spc-stochastic", "spc-hadoop"])
+def test_quick_engine_run_trimmed(tmp_path, name):
     """The declaration without its variations and bands: the engine path in a default-pass time."""
-    exp = engine.with_params(S.EXPERIMENT, variations=(), bands=(),
-                             rows=tuple(dataclasses.replace(r, variations=()) for r in S.EXPERIMENT.rows))
+    full = S.EXPERIMENTS[name]
+    exp = engine.with_params(full, variations=(), bands=(),
+                             rows=tuple(dataclasses.replace(r, variations=()) for r in full.rows))
     _check_outcome(engine.run(exp, tmp_path, quick=True, progress=False), exp)
 
 
 @pytest.mark.slow
-def test_quick_engine_run(tmp_path):
-    out = engine.run(S.EXPERIMENT, tmp_path, quick=True, progress=False)
-    _check_outcome(out, S.EXPERIMENT)
-    claims = [r for r in out.results if r.row.claim]
-    assert len(claims) == 2 and all(r.band is not None for r in claims)  # fig10's under --quick
+@pytest.mark.parametrize("name", ["spc-stochastic", "spc-hadoop"])
+def test_quick_engine_run(tmp_path, name):
+    exp = S.EXPERIMENTS[name]
+    out = engine.run(exp, tmp_path, quick=True, progress=False)
+    _check_outcome(out, exp)
+    banded = [r for r in out.results if r.band is not None]
+    assert banded and all(r.effects for r in banded)
