@@ -236,10 +236,19 @@ CLAIMS = {("fig10", "Map-only"), ("fig11", "Map-only"), ("fig10", "Identical-mac
 """The headline claims of §VI-C (issue 30): its gains over Map-only and Identical-machine."""
 
 
+JOINT = {"one-fast-machine": {"fast": 1, "ratio_wordcount": 0.05, "ratio_sort": 0.35},
+         "speed-ratio-2": {"speed_ratio": 2.0, "ratio_wordcount": 0.05, "ratio_sort": 0.5}}
+"""Joint settings of the open parameters that the bands point to (each band alone moves one gain
+toward the paper's and others away): with speed ratio 8, only one fast machine of 12 brings
+Identical-machine's loss near 28-40 % (an equal split loses about 1 - 12 / (12 + 7 f) with f fast
+machines: 37 % at f = 1, 54 % at f = 2); lighter reduce data then brings Map-only's near 16-18 %.
+The second keeps the 6/6 split and reads the ratio 8 as 2 effectively."""
+
+
 def _variations(baseline: str, spread: bool = True) -> tuple[str, ...]:
     own = {"FIFO": ("reduce-after-maps",), "LATE": ("reduce-after-maps",),
            "Identical-machine": ("identical-pull",)}.get(baseline, ())
-    return (*own, "fig9-aggregate-spread") if spread else own
+    return (*own, "fig9-aggregate-spread", *JOINT) if spread else own
 
 
 def _label(figure: str) -> str:
@@ -315,6 +324,12 @@ EXPERIMENT = Experiment(
         Variation("fig9-aggregate-spread", "main", {"times": "lognormal", "spread": 0.25},
                   "task factor lognormal with CV 0.25 (Fig. 9's aggregate) instead of uniform ±12 % (Facebook's range)",
                   seeds=5),
+        Variation("one-fast-machine", "main", JOINT["one-fast-machine"],
+                  "one fast machine of 12, light reduce data (WordCount 0.05, Sort 0.35): a joint setting the bands "
+                  "point to", seeds=5),
+        Variation("speed-ratio-2", "main", JOINT["speed-ratio-2"],
+                  "6/6 machines at an effective speed ratio 2, light reduce data (WordCount 0.05, Sort 0.5): a joint "
+                  "setting the bands point to", seeds=5),
     ),
     bands=(
         Band("fast", (1, 2, 4, 8, 11), "main", SPLIT_SENTENCE, rows=CLAIM_ROWS, seeds=5),
