@@ -67,7 +67,7 @@ def test_bad_rounds_are_named(bad):
 def test_paper_fit_setup_is_registered_and_makes_multi_round_instances():
     setup = SETUPS["spc-paper-fit"]
     assert setup.family == "related" and setup.function.func is spc
-    assert setup.function.keywords == {"map_size": 3584.0, "rounds": 4}
+    assert setup.function.keywords == {"map_size": 3072.0, "rounds": 3}
     assert setup.paper_sizes["n_jobs"] == 100 and setup.paper_sizes["machines"] == 100
     inst = generate("related", "spc-paper-fit", 0)
     assert max(len(c) for c in chains(inst)) >= 3  # map -> several reduce rounds
