@@ -114,3 +114,21 @@ def test_quick_engine_run(tmp_path):
     verdicts = {r.row.id: r.verdict for r in out.results}
     assert verdicts["base-fair-average"] == verdicts["base-fair-worst"] == "fitted"
     assert any(r.row.claim for r in out.results)
+
+
+def test_heterogeneous_sizes_by_the_papers_words():
+    rng = np.random.default_rng(0)
+    same = F.heterogeneous_sizes(rng, 10, 0.0)
+    assert np.allclose(same, same[0])
+    wide = F.heterogeneous_sizes(rng, 10, 4.0)
+    # σ is the standard deviation of the sizes; at σ = 4 the smallest is a tenth of the largest
+    assert wide.std() == pytest.approx(4.0) and wide.min() / wide.max() == pytest.approx(0.1)
+    with pytest.raises(ValueError, match="sigma"):
+        F.heterogeneous_sizes(rng, 10, -1.0)
+
+
+def test_cluster_cell_with_gaps_records_load_and_queue():
+    rec = _by_role(F.cell(4, **{**TINY, "kind": "cluster", "gap_minutes": 9.0, "sigma": 2.0}))
+    assert set(rec) == {"FLEX", "FAIR"}
+    # the mean gap is 9/45 of the work's time on all slots: 4 jobs arrive over about 3/5 of it
+    assert all(r["offered_load"] > 1 and r["mean_response"] > 0 for r in rec.values())

@@ -1,7 +1,7 @@
 """FLEX (Wolf et al., Middleware 2010, paper 002) §4.1-4.2, declared: FIFO, FAIR and FLEX against
-the optimum in the base case and the slack, small-job and metric sweeps of Fig. 5; §4.2's
-statement that FLEX beats FAIR by almost 20 % with 20 and 40 jobs; and Lemma 1 checked against
-the exact MIP.
+the optimum in the base case and the slack, small-job and metric sweeps of Fig. 5; §4.2's cluster
+comparisons of FLEX and FAIR (Fig. 6(a)-(c), 20 and 40 jobs, GridMix2), simulated; and Lemma 1
+checked against the exact MIP.
 
 Setup (§4.1): instances of the ``flex`` generator (:func:`schedrelax.instances.generate.flex`
 states its own choices): 10 single-job flows on 100 slots, bimodal work (large mean 10× small),
@@ -20,7 +20,11 @@ base-case ratios on instance seeds 0-99: :data:`FIT`), held apart from the evalu
 are not printed: 15, 35, 55, 75 and 95 % (those of Fig. 6(a)). Fig. 5(c) runs the metrics the text
 names (lateness left out: its optimum is negative, so every ratio is skipped). §4.2's 20/40-job
 runs are simulated (epoch simulator, epochs of 1 % of the work's time on all slots), all jobs at
-time 0; exponential arrivals are a variation.
+time 0; exponential arrivals are a variation. Fig. 6 and GridMix2 are cluster runs in the paper;
+ours simulate §4.1's jobs the same way (10 instances per point): Fig. 6(a) over slack, 6(b) over
+the mean gap λ between submissions (minutes on the paper's 45-minute job sets, 4 standing for its
+"λ > 3"), 6(c) over the heterogeneity σ of the sizes (:func:`heterogeneous_sizes`), GridMix2 as
+172 of our jobs. Online runs record the mean jobs in system and the offered load.
 """
 
 from __future__ import annotations
@@ -136,19 +140,45 @@ def _without_minima(inst):
 def cell(seed: int, *, kind: str = "point", n_jobs: int, processors: int, small_fraction: float, slack: float,
          cost: str = "completion", objective: str = "minisum", work_per_job: float | None, small_count: str = "exact",
          fifo: str = "mps-no-minima", optimum: str = "with-minima", job_factor: int = 2, arrivals: bool = False,
-         lemma_jobs: int = 5, lemma_processors: int = 10) -> list[dict]:
+         gap_minutes: float = 0.0, sigma: float | None = None, jobs: int | None = None, lemma_jobs: int = 5,
+         lemma_processors: int = 10) -> list[dict]:
     """One instance: *kind* ``"point"`` (FIFO, FAIR, FLEX and the optimum on a §4.1 instance),
-    ``"many"`` (§4.2: FLEX and FAIR simulated on *job_factor* × *n_jobs* jobs) or ``"lemma1"``
-    (the exact MIP against the best MPS ordering, per metric)."""
+    ``"many"`` (§4.2: FLEX and FAIR simulated on *job_factor* × *n_jobs* jobs), ``"cluster"``
+    (Fig. 6 and GridMix2, simulated: *jobs* jobs, default *n_jobs*; exponential gaps of mean
+    *gap_minutes* on the paper's 45-minute scale; job sizes of heterogeneity *sigma*, see
+    :func:`heterogeneous_sizes`; None: §4.1's bimodal sizes) or ``"lemma1"`` (the exact MIP against
+    the best MPS ordering, per metric)."""
     if kind == "point":
         return _point_cell(seed, n_jobs, processors, small_fraction, slack, cost, objective, work_per_job,
                            small_count, fifo, optimum)
     if kind == "many":
         return _many_cell(seed, n_jobs * int(job_factor), processors, small_fraction, slack, work_per_job,
                           bool(arrivals))
+    if kind == "cluster":
+        return _many_cell(seed, int(jobs) if jobs is not None else n_jobs, processors, small_fraction, slack,
+                          work_per_job, gap_minutes > 0, gap=float(gap_minutes) / CLUSTER_MINUTES, sigma=sigma)
     if kind == "lemma1":
         return _lemma_cell(seed, lemma_jobs, lemma_processors)
-    raise ValueError(f"kind must be 'point', 'many' or 'lemma1', got {kind!r}")
+    raise ValueError(f"kind must be 'point', 'many', 'cluster' or 'lemma1', got {kind!r}")
+
+
+CLUSTER_MINUTES = 45.0
+"""§4.2: "we picked a subset of 10 jobs that can be completed on our cluster in about 45 minutes":
+Fig. 6(b)'s gaps λ (minutes) are taken as fractions λ / 45 of the time all the work needs on
+every slot."""
+
+
+def heterogeneous_sizes(rng: np.random.Generator, n: int, sigma: float) -> np.ndarray:
+    """Fig. 6(c)'s job sizes of heterogeneity σ (before normalisation): m + σ·z, the z the n evenly
+    spaced standard scores, in random order; m fixed so that σ = 4 makes the smallest job a tenth of
+    the largest ("when σ = 4, the smallest job is roughly one-tenth the size of the largest")."""
+    if not 0 <= float(sigma) <= 4.5:
+        raise ValueError(f"sigma must be in [0, 4.5], got {sigma!r}")
+    z = np.linspace(-1.0, 1.0, n)
+    z = z / z.std() if n > 1 else z
+    c = float(z.max()) if n > 1 else 0.0
+    m = 4 * c * 1.1 / 0.9  # (m - 4c) / (m + 4c) = 1/10
+    return m + float(sigma) * rng.permutation(z)
 
 
 def _point_cell(seed, n_jobs, processors, small_fraction, slack, cost, objective, work_per_job, small_count, fifo,
@@ -176,19 +206,28 @@ def _point_cell(seed, n_jobs, processors, small_fraction, slack, cost, objective
     return out
 
 
-def _many_cell(seed, n_jobs, processors, small_fraction, slack, work_per_job, arrivals) -> list[dict]:
-    """§4.2's 20/40-job comparison, simulated: FLEX and FAIR re-planned at epochs of 1 % of the
-    work's time on all slots; with *arrivals*, exponential gaps of mean (work / P) / n (jobs come
-    as fast as the slots drain them)."""
+def _many_cell(seed, n_jobs, processors, small_fraction, slack, work_per_job, arrivals, gap=None,
+               sigma=None) -> list[dict]:
+    """§4.2's comparisons, simulated: FLEX and FAIR re-planned at epochs of 1 % of the work's time
+    on all slots; with *arrivals*, exponential gaps of mean *gap* × that time (None: 1 / n, jobs
+    come as fast as the slots drain them); *sigma*: Fig. 6(c)'s sizes (:func:`heterogeneous_sizes`)."""
     from schedrelax.instances import MalleableInstance
+    from schedrelax.instances.malleable import single_job_flows
     from schedrelax.online.simulate import simulate
     from schedrelax.schedules import evaluate
 
     inst = _instance(seed, n_jobs=n_jobs, processors=processors, small_fraction=small_fraction, slack=slack,
                      cost="completion", objective="minisum", work_per_job=work_per_job, small_count="exact")
+    if sigma is not None:
+        work = heterogeneous_sizes(np.random.default_rng([seed, 2]), n_jobs, float(sigma))
+        sizes = work * (float(inst.size.sum()) / work.sum())
+        maxima = np.minimum(np.ceil(sizes), inst.processors).astype(np.int64)
+        inst = single_job_flows(inst.processors, sizes, maxima, np.minimum(inst.min_procs, maxima),
+                                objective="minisum", name=f"flex sigma={float(sigma):g}")
     horizon = float(inst.size.sum()) / inst.processors
     if arrivals:
-        gaps = np.random.default_rng(seed).exponential(horizon / n_jobs, n_jobs)
+        mean_gap = horizon / n_jobs if gap is None else horizon * gap
+        gaps = np.random.default_rng(seed).exponential(mean_gap, n_jobs)
         release = np.cumsum(gaps) - gaps[0]
         inst = MalleableInstance(inst.processors, tuple(dataclasses.replace(f, release=float(r))
                                                         for f, r in zip(inst.flows, release)), inst.objective)
@@ -240,7 +279,30 @@ def _points() -> tuple[Point, ...]:
     pts += [Point(_metric_point(c, o), {"cost": c, "objective": o}, seeds=SWEEP_SEEDS) for c, o, _ in METRICS]
     pts += [Point(f"many-{f}", {"kind": "many", "job_factor": f}, seeds=10) for f in (2, 4)]
     pts.append(Point("lemma1", {"kind": "lemma1"}, seeds=10))
+    pts += [Point(f"fig6a-{x}", {"kind": "cluster", "slack": x / 100}, seeds=CLUSTER_SEEDS) for x in FIG6A]
+    pts += [Point(f"fig6b-{x:g}", {"kind": "cluster", "gap_minutes": x}, seeds=CLUSTER_SEEDS) for x in FIG6B if x]
+    pts += [Point(f"fig6c-{x}", {"kind": "cluster", "sigma": float(x)}, seeds=CLUSTER_SEEDS) for x in FIG6C]
+    pts.append(Point("gridmix2", {"kind": "cluster", "jobs": GRIDMIX_JOBS}, seeds=5))
     return tuple(pts)
+
+
+FIG6A = (15, 35, 55, 75, 95)
+FIG6B = (0, 0.5, 1, 1.5, 2, 4)
+FIG6C = (0, 1, 2, 3, 4)
+"""Fig. 6's points: slack (%), mean gap λ (minutes; 4 stands for "λ > 3"), heterogeneity σ."""
+
+CLUSTER_SEEDS = 10
+GRIDMIX_JOBS = 172
+"""§4.2: "GridMix2 (a standard Hadoop benchmark with 172 jobs in each workload)"."""
+
+
+def _fig6b_point(x: float) -> str:
+    return "fig6a-75" if x == 0 else f"fig6b-{x:g}"
+
+
+def _cluster_gain(point: str):
+    return Gain(metric("mean_response", point, algorithm="FAIR"), metric("mean_response", point, algorithm="FLEX"),
+                form="reduction")
 
 
 def _slack_point(s: int) -> str:
@@ -319,6 +381,39 @@ def _rows() -> tuple[Row, ...]:
                         Paper.range(*PAPER_MANY, "\"FLEX continues to outperform FAIR by almost 20%\" (read 15-20 %)"),
                         percent=True, variations=("arrivals",),
                         claim="With 20 jobs FLEX beats FAIR by almost 20 % (§4.2)" if f == 2 else ""))
+    # Fig. 6 and GridMix2, simulated
+    what = "FLEX's reduction of FAIR's average response time"
+    for x in FIG6A:
+        paper = {95: Paper.range(0.40, 0.50, "\"outperforming FAIR by almost 50% when slack is large\" (read 40-50 %)"),
+                 15: Paper.at_most(0.15, "\"When slack is small, FLEX does not do much better than FAIR\" (read "
+                                         "< 15 %)")}.get(x, Paper.words("Fig. 6(a): a bar, no number in the text"))
+        rows.append(Row(f"fig6a-{x}", "Fig. 6(a)", f"{what}, {x} % slack", _cluster_gain(f"fig6a-{x}"), paper,
+                        percent=True, claim="FLEX beats FAIR by almost 50 % at large slack (Fig. 6(a), 95 %)"
+                        if x == 95 else ""))
+    for x in FIG6B:
+        paper = {0: Paper.range(0.40, 0.50, "\"FLEX outperforms FAIR significantly, almost 50% when λ = 0\" (read "
+                                            "40-50 %)"),
+                 4: Paper.at_most(0.10, "\"Values of λ > 3 result in very little difference\" (read < 10 %)")}.get(
+            x, Paper.words("Fig. 6(b): a bar, no number in the text"))
+        rows.append(Row(f"fig6b-{x:g}", "Fig. 6(b)", f"{what}, mean gap λ = {x:g} min", _cluster_gain(_fig6b_point(x)),
+                        paper, percent=True))
+    for role in ("FLEX", "FAIR"):
+        rows.append(Row(f"fig6b-{role.lower()}-improves", "Fig. 6(b)",
+                        f"{role}'s average response time at λ = 0 over λ = 2, - 1",
+                        Gain(metric("mean_response", _fig6b_point(0), algorithm=role),
+                             metric("mean_response", _fig6b_point(2), algorithm=role)),
+                        Paper.at_least(0.0, "\"both FLEX and FAIR perform better as the inter-arrival time is "
+                                            "increased\" (≥ 0)"), percent=True))
+    for x in FIG6C:
+        paper = {1: Paper.range(0.40, 0.50, "\"as low as 50% better in some cases (σ = 1)\" (read 40-50 %)"),
+                 4: Paper.at_most(0.15, "for σ > 3 \"FLEX is not much better than FAIR\" (read < 15 %)")}.get(
+            x, Paper.at_least(0.0, "\"FLEX results in lower average response time than FAIR\" (≥ 0)"))
+        rows.append(Row(f"fig6c-{x}", "Fig. 6(c)", f"{what}, heterogeneity σ = {x}", _cluster_gain(f"fig6c-{x}"), paper,
+                        percent=True))
+    rows.append(Row("gridmix2", "§4.2 GridMix2", f"{what}, {GRIDMIX_JOBS} jobs", _cluster_gain("gridmix2"),
+                    Paper.range(0.25, 0.35, "\"an average 30% improvement in response time over FAIR\" (read 25-35 %)"),
+                    percent=True, claim="On GridMix2's 172 jobs FLEX improves FAIR's response time by 30 % on average "
+                                        "(§4.2)"))
     # Lemma 1
     for _, _, label in LEMMA_METRICS:
         rows.append(Row(f"lemma1-{label.replace(' ', '-')}", "Lemma 1",
@@ -334,11 +429,11 @@ FIT = Fit("main", FIT_TARGETS, ("work_per_job",), FIT_SEEDS,
 
 EXPERIMENT = Experiment(
     name="flex",
-    title="FLEX (Wolf et al. 2010) §4.1-4.2: base case, Fig. 5, 20/40 jobs, Lemma 1",
+    title="FLEX (Wolf et al. 2010) §4.1-4.2: base case, Fig. 5, Fig. 6, 20/40 jobs, GridMix2, Lemma 1",
     paper="002 FLEX §4.1, §4.2",
     summary=("FIFO, FAIR and FLEX against the best MPS schedule over all orderings (the paper's optimum): the base "
              "case, the slack, small-job and metric sweeps of Fig. 5, FLEX over FAIR with 20 and 40 jobs (§4.2, "
-             "simulated), and Lemma 1 against the exact MIP"),
+             "simulated), Fig. 6(a)-(c) and GridMix2 (simulated), and Lemma 1 against the exact MIP"),
     cell="schedrelax.experiments.reproductions.flex:cell",
     params={"kind": "point", "n_jobs": 10, "processors": 100, "small_fraction": 0.8, "slack": 0.75,
             "cost": "completion", "objective": "minisum", "work_per_job": FIT_WORK_PER_JOB, "small_count": "exact",
@@ -370,7 +465,10 @@ EXPERIMENT = Experiment(
                  f"Fig. 5 sweep points run {SWEEP_SEEDS} instances each (the paper 100): their rows are relations",
                  "§4.2's 20/40-job runs: simulated on §4.1's jobs (10 instances), not the paper's cluster (HFS pools "
                  "sharing one minimum, Map and Reduce phases, estimated work)",
-                 "Lemma 1: 10 instances of 5 jobs on 10 slots per metric (the MIP must prove optimality)"),
+                 "Lemma 1: 10 instances of 5 jobs on 10 slots per metric (the MIP must prove optimality)",
+                 "Fig. 6 and GridMix2: simulated on §4.1's jobs with per-job minima (the paper's cluster shares one pool "
+                 "minimum among the running jobs and runs Map and Reduce phases); λ in minutes on the paper's "
+                 "45-minute job sets; σ by evenly spaced sizes; GridMix2's jobs are 172 of ours, not its job mix"),
 )
 
 
