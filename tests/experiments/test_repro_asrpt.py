@@ -111,3 +111,14 @@ def test_quick_engine_run(tmp_path):
     row = next(r for r in out.results if r.row.id == "exp-large-reduce-main-vs-fair")
     assert row.estimate.value == pytest.approx(np.mean(fair) / np.mean(ours) - 1)
     assert sum(bool(r.row.claim) for r in out.results) >= 5
+
+
+@pytest.mark.parametrize("Q", [1, 5])
+def test_section_iv_against_its_closed_form(Q):
+    # Work-conserving: job 0 holds the machine until 2Q + 2, each small job then needs 2 slots;
+X
+    # derived by hand there): 2(Q + 1)^2 against 6Q + 3.
+    rec = _by_policy(A.cell(0, **{**A.EXPERIMENT.params, "scenario": "non-preemptive", "kind": "section-iv", "Q": Q}))
+    assert rec["s2"]["total_flow"] == 6 * Q + 3
+    assert rec["asrpt"]["total_flow"] == 2 * (Q + 1) ** 2
+    assert rec["asrpt"]["over_s2"] >= Q / 4

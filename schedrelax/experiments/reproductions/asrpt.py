@@ -26,6 +26,9 @@ SWIM panel: ``--set swim=PATH`` runs the policies once on a SWIM trace
 ``swim_load``, 0.8 unless set; ``swim_hours`` keeps the first hours). The paper runs no trace: its
 rows hold ASRPT to its synthetic claim. Without a trace the ``swim`` cells return no record, so
 the trace rows are evaluated on no run: they show "—" with n = 0, never a number.
+
+§IV (no constant competitive ratio): the Case II instance on one machine, non-preemptive, for Q =
+5, 20, 50 — ASRPT's flow time over the offline S_2's against eq. (6)'s Q / (c_0 + 2).
 """
 
 from __future__ import annotations
@@ -132,10 +135,12 @@ def policy_records(instance, scenario: str) -> list[dict]:
 
 def cell(seed: int, *, kind: str = "synthetic", scenario: str, machines: int, rate: float, slots: int,
          workload: str = "exp-large-reduce", max_reduce_tasks: int = 10, fraction: float = 1.0, swim=None,
-         swim_load: float = 0.8, swim_hours=None) -> list[dict]:
+         swim_load: float = 0.8, swim_hours=None, Q: int = 5) -> list[dict]:
     """One run of every policy: *kind* ``"synthetic"`` (a §VII-A instance; *fraction* < 1 keeps
-    the prefix of its first fraction·T slots, Fig. 9) or ``"swim"`` (the trace *swim*; no record
-    when none is given)."""
+    the prefix of its first fraction·T slots, Fig. 9), ``"swim"`` (the trace *swim*; no record
+    when none is given) or ``"section-iv"`` (§IV's construction for *Q*, :func:`section_iv_records`)."""
+    if kind == "section-iv":
+        return section_iv_records(int(Q))
     if kind == "synthetic":
         from schedrelax.instances.generate import asrpt as generate
 
@@ -153,7 +158,27 @@ def cell(seed: int, *, kind: str = "synthetic", scenario: str, machines: int, ra
 
         duration = None if swim_hours is None else float(swim_hours) * 3600
         return policy_records(load_swim(str(swim), load=float(swim_load), duration=duration), scenario)
-    raise ValueError(f"kind must be 'synthetic' or 'swim', got {kind!r}")
+    raise ValueError(f"kind must be 'synthetic', 'swim' or 'section-iv', got {kind!r}")
+
+
+def section_iv_records(Q: int) -> list[dict]:
+    """Paper 001 §IV (Case II) on N = 1, non-preemptive: each work-conserving policy's flow time
+    (run and verified) over that of S_2, the offline scheduler of the construction (simulated and
+    verified); the ratio bounds the competitive ratio from below."""
+    from schedrelax.algorithms import run
+    from schedrelax.schedulers.asrpt_theory import S2Policy, section_iv_instance
+    from schedrelax.schedulers.mapreduce_sim import simulate
+    from schedrelax.schedules import verify
+
+    inst = section_iv_instance(Q)
+    sim = simulate(inst, S2Policy(), preemptive=False)
+    verify(inst, sim.schedule)
+    s2 = float(sim.total_flow)
+    out = [{"algorithm": "s2", "total_flow": s2, "over_s2": 1.0}]
+    for name in ("asrpt", "fifo", "fair", "lrpt"):
+        flow = float(run(name, inst, params={"preemptive": False}).objective)
+        out.append({"algorithm": name, "total_flow": flow, "over_s2": flow / s2})
+    return out
 
 
 # ----------------------------------------------------------------------------------- the declaration
@@ -166,7 +191,16 @@ def _points() -> tuple[Point, ...]:
     pts = [Point(w, {"workload": w}) for w in FIGURES]
     pts += [Point(_conv_point(f), {"workload": CONVERGENCE_WORKLOAD, "fraction": f}) for f in CONVERGENCE_FRACTIONS]
     pts.append(Point("swim", {"kind": "swim"}, seeds=1))
+    pts += [Point(f"sec4-{q}", {"kind": "section-iv", "Q": q}, seeds=1) for q in SECTION_IV_Q]
     return tuple(pts)
+
+
+SECTION_IV_Q = (5, 20, 50)
+"""The Q of §IV's construction run (one deterministic instance each)."""
+
+SECTION_IV_C0 = 2.0
+"""§IV eq. (6): the competitive ratio of a work-conserving scheduler exceeds Q / (c_0 + 2); c_0 = 2
+is the smallest constant its Case II allows."""
 
 
 def _rows() -> tuple[Row, ...]:
@@ -222,6 +256,15 @@ def _rows() -> tuple[Row, ...]:
                             Gain(metric("ratio", pt, algorithm=x), metric("ratio", pt, algorithm="asrpt")),
                             Paper.at_least(0.0, "Fig. 9: ASRPT's curve below the others' at every T (gain ≥ 0)"),
                             percent=True))
+    for q in SECTION_IV_Q:
+        bound = q / (SECTION_IV_C0 + 2)
+        rows.append(Row(f"sec4-{q}", "§IV, eq. (6)", f"ASRPT's flow time over S_2's on the Case II instance, Q = {q}",
+                        Mean(metric("over_s2", f"sec4-{q}", algorithm="asrpt")),
+                        Paper.at_least(bound, f"no work-conserving scheduler has a constant competitive ratio: "
+                                              f"> Q/(c0 + 2) = {bound:g} (c0 = 2)"),
+                        setting="non-preemptive",
+                        claim="No work-conserving scheduler, ASRPT included, has a constant competitive ratio (§IV, "
+                              f"Q = {q})" if q == SECTION_IV_Q[-1] else ""))
     for x in BASELINES:
         rows.append(Row(f"swim-vs-{x}", "SWIM trace (ours)", f"{LABEL[x]}'s total flow time over ASRPT's on the trace, - 1",
                         Gain(metric("total_flow", "swim", algorithm=x), metric("total_flow", "swim", algorithm="asrpt")),
@@ -257,7 +300,7 @@ EXPERIMENT = Experiment(
     bands=(Band("swim_load", (0.6, 0.9, 0.95), "main", SWIM_LOAD_SENTENCE,
                 rows=tuple(f"swim-vs-{x}" for x in BASELINES)),),
     options=("swim",),
-    quick_points=("exp-large-reduce", "uniform-small-reduce", "conv-50"),
+    quick_points=("exp-large-reduce", "uniform-small-reduce", "conv-50", "sec4-5"),
     plots="schedrelax.experiments.reproductions.asrpt:plots",
     differences=("our draws of §VII-A's setting; the paper shows one run per figure (plots, no numbers in the text): "
                  "we run 10 sample paths per workload",
