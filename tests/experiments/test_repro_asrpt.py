@@ -116,8 +116,8 @@ def test_quick_engine_run(tmp_path):
 @pytest.mark.parametrize("Q", [1, 5])
 def test_section_iv_against_its_closed_form(Q):
     # Work-conserving: job 0 holds the machine until 2Q + 2, each small job then needs 2 slots;
-X
-    # derived by hand there): 2(Q + 1)^2 against 6Q + 3.
+    # S_2 runs the small jobs as they come and job 0 last: 2(Q + 1)^2 against 6Q + 3 (for Q = 1
+    # by hand: 4 + 4 = 8 against 2 + 7 = 9).
     rec = _by_policy(A.cell(0, **{**A.EXPERIMENT.params, "scenario": "non-preemptive", "kind": "section-iv", "Q": Q}))
     assert rec["s2"]["total_flow"] == 6 * Q + 3
     assert rec["asrpt"]["total_flow"] == 2 * (Q + 1) ** 2
