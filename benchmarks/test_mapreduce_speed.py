@@ -16,7 +16,7 @@ import time
 import pytest
 
 from schedrelax.algorithms import run
-from schedrelax.experiments.asrpt import POLICIES, SCENARIOS, scenario_instance
+from schedrelax.experiments.reproductions.asrpt import POLICIES, SCENARIOS, scenario_instance
 from schedrelax.instances.generate import asrpt as asrpt_setting
 from schedrelax.schedulers.mapreduce_sim import srpt_lower_bound
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -146,6 +147,10 @@ def _parser() -> argparse.ArgumentParser:
                     help="seconds per time unit of the instance (default 1)")
     cg.add_argument("--seed", type=int, default=opt, help="seed of the local placement and random weights (default 0)")
     cg.add_argument("--name", default=opt, help="instance name (default: google2011 TRACE-FILE-NAME)")
+    cg.add_argument("--load", type=_positive, metavar="RHO", dest="target_load", default=opt,
+                    help="reach offered load RHO (work / (capacity x max(release span, longest task))): fold the "
+                    "machines onto fewer (machine i's tasks on i mod k), then, with --online, compress the arrival "
+                    "times if one machine is not enough; the report says what was done")
     cw = cvs.add_parser("swim", help="a SWIM workload file (tab-separated, gzipped or not) -> mapreduce instance "
                         "(paper 001 §III; see schedrelax.instances.swim)")
     cw.add_argument("trace", help="SWIM file, e.g. FB-2009_samples_24_times_1hr_0.tsv")
@@ -207,16 +212,24 @@ def _parser() -> argparse.ArgumentParser:
                    help="time limit of each exact MIP solve (default 30); an optimum counts only if proven")
     c.add_argument("--no-opt", action="store_true", help="do not run the exact MIP")
 
-    r = sub.add_parser("reproduce", help="run a paper's experiments and write its tables and plots")
+    r = sub.add_parser("reproduce", help="run a paper's experiments: every number with its interval and verdict")
     r.add_argument("name", help="reproduction name, or 'all': every one into OUT/NAME/ with the index OUT/report.md "
                    "(exit code 1 if one failed; see `schedrelax list`)")
     r.add_argument("--quick", action="store_true", help="CI-sized runs: same pipeline, fewer and smaller instances")
     r.add_argument("--out", default="reports", help="output folder (default: reports)")
-    r.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
-    r.add_argument("--swim", metavar="FILE", help="also run asrpt on this SWIM workload file")
+    r.add_argument("--seeds", type=int, metavar="N", help="evaluation seeds to run (default: the declaration's)")
+    r.add_argument("--workers", type=int, default=1, metavar="N", help="local worker processes (default 1)")
+    r.add_argument("--dask", metavar="ADDRESS", help="run the cells on this Dask scheduler instead")
+    r.add_argument("--resume", action="store_true",
+                   help="keep the cells already in OUT (same grid) and run only the others")
+    r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
+                   help="set a declaration parameter (VALUE as JSON when it parses), e.g. --set sp_machines=16; "
+                   "repeatable")
+    r.add_argument("--config", metavar="FILE", help="parameters from a JSON or TOML table (--set wins)")
+    r.add_argument("--swim", metavar="FILE", help="asrpt: also run on this SWIM workload file (= --set swim=FILE)")
     r.add_argument("--google", metavar="PATH",
-                   help="online: also run on this Google 2011 trace task_events part (a file, or a folder holding "
-                   "one; default: $SCHEDRELAX_GOOGLE_TRACE, else skipped and the report says where to get it)")
+                   help="reproductions with a Google trace panel: this task_events part (a file, or a folder holding "
+                   "one; default: $SCHEDRELAX_GOOGLE_TRACE, else the panel is left out and the report says so)")
 
     d = sub.add_parser("demo", help="run every algorithm on the bundled example instances")
     d.add_argument("--solver", default="highs", help="solver for algorithms that use one (default: highs)")
@@ -333,8 +346,16 @@ def _cmd_convert(args: argparse.Namespace) -> int:
     if args.source == "google":
         from schedrelax.instances.google import load_google_tasks
 
+        from schedrelax.instances.contention import contention, with_load
+
         trace = load_google_tasks(args.trace, **options)
         inst, report = trace.instance, str(trace.report)
+        default_caps = given.get("machine_events") is None
+        target = given.get("target_load")
+        if target is not None:
+            inst, note = with_load(inst, target)
+            report += f"; --load {target:g}: {note}"
+        report += f"; {contention(inst, default_capacities=default_caps)}"
     elif args.source == "swim":
         from schedrelax.instances.swim import convert_swim
 
@@ -425,7 +446,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     repro = list(reproductions().values())
     rwidth = max(len(spec.name) for spec in repro)
     for spec in repro:
-        print(f"  {spec.name:<{rwidth}} {spec.summary}")
+        print(f"  {spec.name:<{rwidth}} {spec.paper}: {spec.summary}")
     print("solvers (--solver NAME):")
     infos = available_solvers()
     swidth = max(len(info.name) for info in infos)
@@ -503,19 +524,35 @@ def _cmd_compare(args: argparse.Namespace) -> int:
 
 
 def _cmd_reproduce(args: argparse.Namespace) -> int:
-    from schedrelax.experiments.reproduce import reproduce, reproduce_all
+    from schedrelax.experiments.reproduce import (
+        GOOGLE_ENV,
+        google_trace,
+        parse_sets,
+        read_config,
+        reproduce,
+        reproduce_all,
+    )
 
-    if args.name in ("online", "all"):
-        from schedrelax.experiments.reproduce import google_trace
-
-        google_trace(args.google)  # a --google or $SCHEDRELAX_GOOGLE_TRACE leading nowhere fails before any run
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    overrides = {**(read_config(args.config) if args.config else {}), **parse_sets(args.sets)}
+    if args.swim:
+        overrides["swim"] = args.swim
+    where_known = {}
+    if args.google is not None:
+        trace, _ = google_trace(args.google)  # a --google leading nowhere fails before any run
+        overrides["google"] = str(trace)
+    elif os.environ.get(GOOGLE_ENV):
+        trace, _ = google_trace(None)
+        where_known["google"] = str(trace)  # from the environment: for the reproductions that take it
     progress = False if getattr(args, "quiet", False) else None
-    options = {"swim": args.swim, "google": args.google}
+    common = {"quick": args.quick, "workers": args.workers, "dask": args.dask, "resume": args.resume,
+              "overrides": overrides, "where_known": where_known, "seeds": args.seeds, "progress": progress}
     if args.name == "all":
         # A progress line per reproduction; a failed one is in the index and the exit code.
-        _, outcomes = reproduce_all(args.out, quick=args.quick, seed=args.seed, progress=progress, **options)
+        _, outcomes = reproduce_all(args.out, **common)
         return 0 if all(o.status == "ok" for o in outcomes) else 1
-    for report in reproduce(args.name, args.out, quick=args.quick, seed=args.seed, progress=progress, **options):
+    for report in reproduce(args.name, args.out, **common):
         print(f"report written to {report}")
     return 0
 

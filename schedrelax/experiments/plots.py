@@ -6,7 +6,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from schedrelax.instances import Instance, MalleableInstance, MapReduceInstance, PackingInstance, RelatedInstance
+from schedrelax.instances import (
+    Instance,
+    MalleableInstance,
+    MapReduceInstance,
+    PackingInstance,
+    RelatedInstance,
+)
 from schedrelax.schedules import MAP_TASK, POOLED, Schedule
 
 if TYPE_CHECKING:

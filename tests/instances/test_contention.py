@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -75,3 +77,20 @@ def test_fold_keeps_an_elsewhere_rule_compressed():
     # machine 4 -> 1 at time 1; machines 0 and 2 through the elsewhere rule at time 2
     assert folded.processing_matrix()[0].tolist() == [2.0, 1.0, 2.0]
     assert folded.compressed
+
+
+GOOGLE = Path(__file__).resolve().parents[3] / "shared" / "data" / "google2011" / \
+    "task_events-part-00001-of-00500.csv.gz"
+
+
+@pytest.mark.skipif(not GOOGLE.exists(), reason="the shared Google trace part is beside the source checkout only")
+def test_convert_google_reports_load_and_contention_and_reaches_a_target(tmp_path, capsys):
+    from schedrelax.cli import main
+    from schedrelax.instances import load
+
+    out = tmp_path / "g.json"
+    assert main(["convert", "google", str(GOOGLE), "--max-jobs", "100", "--online", "--placement", "local",
+                 "--load", "0.9", "-o", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "--load 0.9: machines folded" in text and "every machine has capacity 1.0" in text
+    assert offered_load(load(out)) >= 0.9

@@ -9,7 +9,7 @@ import pytest
 
 from schedrelax.algorithms import run
 from schedrelax.errors import AlgorithmError, InfeasibleScheduleError
-from schedrelax.experiments.asrpt import run_policies
+from schedrelax.experiments.reproductions.asrpt import policy_records
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 from schedrelax.instances.generate import asrpt as asrpt_setting
 from schedrelax.schedulers.mapreduce_sim import MODELS, unit_reduce_tasks
@@ -119,23 +119,22 @@ def test_unit_instance_under_preemptive_tasks_says_it_is_eq_1():
     assert "also" not in run("asrpt", _two_episodes()).info["model"]
 
 
-def _reproduction_row(records, policy):
-    # The reproduction calls paper 001's model "preemptive" (or, once renamed, "paper-preemptive").
-    [row] = [r for r in records if r.policy == policy and r.scenario in ("preemptive", "paper-preemptive")]
-    return row
+def _total_flow(instance, scenario: str, policy: str) -> float:
+    # The reproduction calls paper 001's model "preemptive": unit_reduce_tasks of the instance.
+    [row] = [r for r in policy_records(instance, scenario) if r["algorithm"] == policy]
+    return row["total_flow"]
 
 
 def test_paper_model_equals_the_reproduction_preemptive_scenario():
     # Second path to the same number: the asrpt reproduction runs its "preemptive" scenario on
     # unit_reduce_tasks of the instance it is given.
     inst = asrpt_setting(2, slots=30, workload="uniform-large-reduce")
-    records, _ = run_policies(inst, "w", 2)
     unit = unit_reduce_tasks(inst)
     for name in POLICIES:
         res = run(name, unit, params={"model": "paper-preemptive"})
-        assert res.objective == _reproduction_row(records, name).total_flow
-        [tasks] = [r for r in records if r.policy == name and r.scenario == "preemptive-tasks"]
-        assert run(name, inst, params={"model": "preemptive-tasks"}).objective == tasks.total_flow
+        assert res.objective == _total_flow(inst, "preemptive", name)
+        assert run(name, inst, params={"model": "preemptive-tasks"}).objective == _total_flow(
+            inst, "preemptive-tasks", name)
 
 
 @pytest.mark.skipif(not SWIM.exists(), reason=f"the shared SWIM data is absent ({SWIM})")
@@ -143,8 +142,7 @@ def test_paper_model_on_swim_equals_the_reproduction():
     from schedrelax.instances.swim import load_swim
 
     inst = load_swim(SWIM, load=0.8, duration=4 * 3600)
-    records, _ = run_policies(inst, "swim", 0, policies=("asrpt",))
     paper = run("asrpt", unit_reduce_tasks(inst), params={"model": "paper-preemptive"})
     tasks = run("asrpt", inst, params={"model": "preemptive-tasks"})
-    assert paper.objective == _reproduction_row(records, "asrpt").total_flow
+    assert paper.objective == _total_flow(inst, "preemptive", "asrpt")
     assert paper.lower_bound == tasks.lower_bound <= paper.objective < tasks.objective

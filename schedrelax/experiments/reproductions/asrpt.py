@@ -90,7 +90,7 @@ SWIM_LOAD_SENTENCE = ("§VII-A: N = 100, λ = 2 and mean work 45 per job make a 
 
 # ------------------------------------------------------------------------------------------ the cell
 
-def _scenario(instance, scenario: str):
+def scenario_instance(instance, scenario: str):
     from schedrelax.schedulers.mapreduce_sim import unit_reduce_tasks
 
     if scenario == "preemptive":
@@ -118,7 +118,7 @@ def policy_records(instance, scenario: str) -> list[dict]:
     from schedrelax.schedulers.mapreduce_sim import srpt_lower_bound
 
     bound = float(srpt_lower_bound(instance))
-    inst, preemptive = _scenario(instance, scenario)
+    inst, preemptive = scenario_instance(instance, scenario)
     out = {}
     for name in POLICIES:
         res = run(name, inst, params={"preemptive": preemptive})

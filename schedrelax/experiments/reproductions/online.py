@@ -37,7 +37,17 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrelax.experiments.engine import Band, Experiment, Gain, Mean, Paper, Point, Row, Seeds, Variation, metric
+from schedrelax.experiments.engine import (
+    Band,
+    Experiment,
+    Gain,
+    Paper,
+    Point,
+    Row,
+    Seeds,
+    Variation,
+    metric,
+)
 from schedrelax.instances.contention import offered_load
 
 PACKING_WEIGHTS = ("equal", "random", "priority")

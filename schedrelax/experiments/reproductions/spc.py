@@ -30,21 +30,17 @@ The two module-local variants (Tetris largest first, FIFO with earliest-finish p
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from schedrelax.experiments.engine import (
-    BOOTSTRAP,
-    CONFIDENCE,
     Band,
     Experiment,
     Fit,
     Gain,
     Mean,
-    Metric,
+    OfMeans,
     Paper,
     Point,
     Row,
@@ -152,38 +148,6 @@ def cell(seed: int, *, reduce_size: float, w_max: float, map_size: float, rounds
 
 
 # ------------------------------------------------------------------------- a statistic of several means
-
-@dataclass(frozen=True)
-class OfMeans:
-    """A function *fn* of the means over seeds of several metrics (an increase mean(b) - mean(a),
-    a ratio of two increases, a max over points): the engine's statistics hold one or two means;
-    this one takes any, with the same paired percentile bootstrap over seeds."""
-
-    of: tuple[Metric, ...]
-    fn: Callable[[np.ndarray], np.ndarray]
-    what: str
-    name = "of-means"
-
-    def metrics(self) -> tuple[Metric, ...]:
-        return self.of
-
-    def estimate(self, values: np.ndarray) -> float:
-        return float(self.fn(values.mean(axis=0)[None, :])[0])
-
-    def interval(self, values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-        n = len(values)
-        draws = rng.integers(0, n, size=(BOOTSTRAP, n))
-        stats = self.fn(values[draws].mean(axis=1))
-        stats = stats[np.isfinite(stats)]
-        if not len(stats):
-            return float("nan"), float("nan")
-        a = (1 - CONFIDENCE) / 2
-        lo, hi = np.quantile(stats, [a, 1 - a])
-        return float(lo), float(hi)
-
-    def describe(self, n: int) -> str:
-        return f"{self.what} over {n} seeds"
-
 
 def _increase(means: np.ndarray) -> np.ndarray:
     return means[:, 1] - means[:, 0]

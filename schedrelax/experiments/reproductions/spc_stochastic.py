@@ -41,7 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrelax.experiments.engine import Band, Experiment, Gain, Mean, Paper, Point, Row, Seeds, Variation, metric
+from schedrelax.experiments.engine import (
+    Band,
+    Experiment,
+    Gain,
+    Mean,
+    Paper,
+    Point,
+    Row,
+    Seeds,
+    Variation,
+    metric,
+)
 from schedrelax.experiments.reproductions.spc import OfMeans
 
 # ------------------------------------------------------------------------------------------ the paper
@@ -153,7 +164,14 @@ def cell(seed: int, *, figure: str, x, fast: int, speed_ratio: float, ratio_word
     realised map-task factors' (max - min) / mean."""
     from schedrelax.algorithms import run
     from schedrelax.schedulers.related_list import topological_order
-    from schedrelax.schedulers.stochastic import GreedyPlan, Late, TaskTimes, fifo_plan, queue_plan, simulate
+    from schedrelax.schedulers.stochastic import (
+        GreedyPlan,
+        Late,
+        TaskTimes,
+        fifo_plan,
+        queue_plan,
+        simulate,
+    )
 
     if identical_placement not in ("plan", "pull"):
         raise ValueError(f"identical_placement must be 'plan' or 'pull', got {identical_placement!r}")

@@ -14,7 +14,7 @@ equal-weight instance).
 
 "Performance gain" (not defined in the text) is read as (baseline − SynchPack) / SynchPack, of
 the weighted average completion time averaged over seeds; a panel's "varies from X % to Y %" is
-the smallest and the largest gain over its bars (weights or α × baselines): :class:`PanelGain`.
+the smallest and the largest gain over its bars (weights or α × baselines): :func:`~schedrelax.experiments.engine.gain_range`.
 
 Settings: ``main`` is the old ``calibrated`` configuration: the ``synchpack-paper-fit`` size (12
 machines, 100 jobs of 1-100 tasks; the machine count, i.e. the load, was fitted by hand on seeds
@@ -28,25 +28,22 @@ about the trace (load, job sizes, demands, durations, α, random weights) are ba
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 from schedrelax.experiments.engine import (
-    BOOTSTRAP,
-    CONFIDENCE,
     Band,
     Experiment,
     Fit,
     Gain,
     Mean,
-    Metric,
     Paper,
     Point,
     Row,
     Seeds,
     Variation,
+    gain_range,
     metric,
 )
 
@@ -148,47 +145,6 @@ def _base_times(inst) -> np.ndarray:
 
 # -------------------------------------------------------------------------------- a panel's range
 
-@dataclass(frozen=True)
-class PanelGain:
-    """The smallest (*end* ``"min"``) or largest (``"max"``) gain over a panel's bars: per pair
-    (base, ours) of metrics the ratio of means minus 1, as :class:`Gain` ``"ratio"``; its interval
-    the percentile bootstrap over seeds, every pair resampled together (the paper's "varies from X
-    to Y" over the bars of one figure)."""
-
-    pairs: tuple[tuple[Metric, Metric], ...]
-    end: str
-    name = "panel gain"
-
-    def __post_init__(self) -> None:
-        if self.end not in ("min", "max"):
-            raise ValueError(f"PanelGain end must be 'min' or 'max', got {self.end!r}")
-
-    def metrics(self) -> tuple[Metric, ...]:
-        return tuple(m for pair in self.pairs for m in pair)
-
-    def estimate_many(self, samples: np.ndarray) -> np.ndarray:  # (B, n, 2k) -> (B,)
-        means = samples.mean(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gains = means[:, 0::2] / means[:, 1::2] - 1.0
-        return gains.min(axis=1) if self.end == "min" else gains.max(axis=1)
-
-    def estimate(self, values: np.ndarray) -> float:
-        return float(self.estimate_many(values[None])[0])
-
-    def interval(self, values: np.ndarray, rng: np.random.Generator) -> tuple[float, float]:
-        n = len(values)
-        stats = self.estimate_many(values[rng.integers(0, n, size=(BOOTSTRAP, n))])
-        stats = stats[np.isfinite(stats)]
-        if not len(stats):
-            return float("nan"), float("nan")
-        a = (1 - CONFIDENCE) / 2
-        lo, hi = np.quantile(stats, [a, 1 - a])
-        return float(lo), float(hi)
-
-    def describe(self, n: int) -> str:
-        return f"{'smallest' if self.end == 'min' else 'largest'} of {len(self.pairs)} gains (ratio of means) over {n} seeds"
-
-
 # ----------------------------------------------------------------------------------- the declaration
 
 def _panel_points(panel: str) -> tuple[tuple[str, str, str], ...]:
@@ -244,7 +200,7 @@ def _rows() -> tuple[Row, ...]:
             which = "smallest" if end == "min" else "largest"
             rows.append(Row(f"f4{panel}-{end}", f"Fig. 4({panel})",
                             f"{which} gain of {ours} over {' and '.join(BASELINES[panel])} across the panel's bars",
-                            PanelGain(tuple(pairs), end), Paper.value(value, f"{value:.0%}"), percent=True,
+                            gain_range(tuple(pairs), end), Paper.value(value, f"{value:.0%}"), percent=True,
                             claim=f"Fig. 4({panel}): \"{PAPER_WORDS[panel]}\" — the {which} gain, {value:.0%}",
                             variations=_panel_variations(panel, BASELINES[panel])))
     return tuple(rows)
