@@ -12,16 +12,19 @@ An unknown generator or a README section that no longer exists fails the build.
 The notebook pages are made to read offline and as in Jupyter (:func:`on_page_content`): the CDN
 MathJax that mkdocs-jupyter puts on them is taken out (assets/math.js typesets their maths with the
 KaTeX shipped in assets/katex/), and each exercise's solution cell (tag ``solution``) is folded in a
-``<details>``. The notebooks' kernels talk over IPC, not TCP (_ext/jupyter/).
+``<details>``. The notebooks' kernels talk over IPC, not TCP (:func:`on_config`).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
 import os
 import pkgutil
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -31,18 +34,22 @@ from mkdocs.structure.files import File
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 MARKER = re.compile(r"<!-- gen:(?P<name>[\w-]+)(?: (?P<arg>[^>]*?))? -->")
-JUPYTER_CONFIG = Path(__file__).resolve().parent / "jupyter"
 MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
 SOLUTION_CELL = re.compile(r'<div class="jp-Cell\b[^"]*\bcelltag_solution\b[^"]*"')
 DIV_TAG = re.compile(r"<div\b|</div>")
 
 
 def on_config(config):
-    """Run the notebooks' kernels over IPC (jupyter_nbconvert_config.json there), which mkdocs-jupyter's
-    nbconvert reads from JUPYTER_CONFIG_PATH: a kernel over unencrypted TCP warns once per notebook."""
+    """Run the notebooks' kernels over IPC in a private folder, not over TCP (a kernel over
+    unencrypted TCP warns once per notebook). mkdocs-jupyter's nbconvert reads
+    jupyter_nbconvert_config.json from JUPYTER_CONFIG_PATH; the socket path is absolute because a
+    relative one is resolved in two working directories (the build's and the kernel's)."""
+    folder = Path(tempfile.mkdtemp(prefix="schedrelax-docs-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "jupyter_nbconvert_config.json").write_text(
+        json.dumps({"KernelManager": {"transport": "ipc", "ip": str(folder / "kernel")}}), encoding="utf-8")
     paths = [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
-    if str(JUPYTER_CONFIG) not in paths:
-        os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(JUPYTER_CONFIG), *paths])
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(folder), *paths])
     return config
 
 
