@@ -4,18 +4,27 @@ Pages that would go stale if copied are generated at build time from their one s
 
 * the notebooks are the files in ``notebooks/`` (added to the site here, run by mkdocs-jupyter);
 * ``<!-- gen:NAME ARG -->`` in a page is replaced by what :data:`GENERATORS` makes of it: the
-  algorithm table from the registry, a README section, the bundled example instances, a
+  algorithm table from the registry, a README section (the Python example), the bundled example instances, a
   schedule written by ``schedrelax.run``, the API reference of a subpackage, ...
 
 An unknown generator or a README section that no longer exists fails the build.
+
+The notebook pages are made to read offline and as in Jupyter (:func:`on_page_content`): the CDN
+MathJax that mkdocs-jupyter puts on them is taken out (assets/math.js typesets their maths with the
+KaTeX shipped in assets/katex/), and each exercise's solution cell (tag ``solution``) is folded in a
+``<details>``. The notebooks' kernels talk over IPC, not TCP (:func:`on_config`).
 """
 
 from __future__ import annotations
 
+import atexit
 import importlib
 import json
+import os
 import pkgutil
 import re
+import shutil
+import tempfile
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -25,6 +34,23 @@ from mkdocs.structure.files import File
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 MARKER = re.compile(r"<!-- gen:(?P<name>[\w-]+)(?: (?P<arg>[^>]*?))? -->")
+MATHJAX = re.compile(r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.S)
+SOLUTION_CELL = re.compile(r'<div class="jp-Cell\b[^"]*\bcelltag_solution\b[^"]*"')
+DIV_TAG = re.compile(r"<div\b|</div>")
+
+
+def on_config(config):
+    """Run the notebooks' kernels over IPC in a private folder, not over TCP (a kernel over
+    unencrypted TCP warns once per notebook). mkdocs-jupyter's nbconvert reads
+    jupyter_nbconvert_config.json from JUPYTER_CONFIG_PATH; the socket path is absolute because a
+    relative one is resolved in two working directories (the build's and the kernel's)."""
+    folder = Path(tempfile.mkdtemp(prefix="schedrelax-docs-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    (folder / "jupyter_nbconvert_config.json").write_text(
+        json.dumps({"KernelManager": {"transport": "ipc", "ip": str(folder / "kernel")}}), encoding="utf-8")
+    paths = [p for p in os.environ.get("JUPYTER_CONFIG_PATH", "").split(os.pathsep) if p]
+    os.environ["JUPYTER_CONFIG_PATH"] = os.pathsep.join([str(folder), *paths])
+    return config
 
 
 @event_priority(100)  # before mkdocs-jupyter's on_files, which turns .ipynb files into pages
@@ -44,6 +70,37 @@ def on_page_markdown(markdown, page, config, files):
         return GENERATORS[name](arg)
 
     return MARKER.sub(expand, markdown)
+
+
+def on_page_content(html, page, config, files):
+    """A notebook page without the CDN MathJax, its solution cells folded (see the module docstring)."""
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html
+    html = MATHJAX.sub("", html)
+    if "mathjax" in html.lower():
+        raise PluginError(f"{page.file.src_uri}: a MathJax script is left on the page (mkdocs-jupyter's template changed?)")
+    return fold_solutions(html)
+
+
+def fold_solutions(html: str) -> str:
+    """Each cell tagged ``solution`` (its input and output) inside ``<details class="nb-solution">``,
+    closed, as Jupyter shows a hidden cell. nbconvert nests two such divs per cell: the outer one is
+    wrapped, with all it holds."""
+    out, pos = [], 0
+    while (m := SOLUTION_CELL.search(html, pos)):
+        depth, end = 0, None
+        for tag in DIV_TAG.finditer(html, m.start()):
+            depth += 1 if tag.group() != "</div>" else -1
+            if depth == 0:
+                end = tag.end()
+                break
+        if end is None:
+            raise PluginError("a solution cell's <div> is not closed")
+        out += [html[pos:m.start()], '<details class="nb-solution"><summary>Solution</summary>\n',
+                html[m.start():end], "\n</details>"]
+        pos = end
+    out.append(html[pos:])
+    return "".join(out)
 
 
 def _algorithms(arg: str) -> str:
@@ -67,18 +124,6 @@ def _readme(title: str) -> str:
                 body.append(nxt)
             return "\n".join(body).strip("\n")
     raise PluginError(f"README.md has no section headed {title!r} (docs/ includes it)")
-
-
-def _readme_block(arg: str) -> str:
-    """The generated README block between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``; ``NAME
-    N`` raises its headings by N levels (``####`` becomes ``###`` with N = 1)."""
-    name, _, shift = arg.partition(" ")
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    m = re.search(rf"<!-- {re.escape(name)}:start -->\n(.*?)\n<!-- {re.escape(name)}:end -->", text, re.S)
-    if not m:
-        raise PluginError(f"README.md has no <!-- {name}:start --> ... <!-- {name}:end --> block")
-    n = int(shift or 0)
-    return re.sub(r"^(#+) ", lambda h: "#" * max(1, len(h.group(1)) - n) + " ", m.group(1), flags=re.M)
 
 
 def _compact_json(obj, indent: int = 0) -> str:
@@ -164,7 +209,6 @@ def _api(arg: str) -> str:
 GENERATORS = {
     "algorithms": _algorithms,
     "readme": _readme,
-    "readme-block": _readme_block,
     "example-instance": _example_instance,
     "example-schedule": _example_schedule,
     "schema": _schema,
