@@ -41,7 +41,18 @@ from pathlib import Path
 
 import numpy as np
 
-from schedrelax.experiments.engine import Band, Experiment, Gain, Mean, Paper, Point, Row, Seeds, Variation, metric
+from schedrelax.experiments.engine import (
+    Band,
+    Experiment,
+    Gain,
+    Mean,
+    Paper,
+    Point,
+    Row,
+    Seeds,
+    Variation,
+    metric,
+)
 from schedrelax.experiments.reproductions.spc import OfMeans
 
 # ------------------------------------------------------------------------------------------ the paper
@@ -153,7 +164,14 @@ def cell(seed: int, *, figure: str, x, fast: int, speed_ratio: float, ratio_word
     realised map-task factors' (max - min) / mean."""
     from schedrelax.algorithms import run
     from schedrelax.schedulers.related_list import topological_order
-    from schedrelax.schedulers.stochastic import GreedyPlan, Late, TaskTimes, fifo_plan, queue_plan, simulate
+    from schedrelax.schedulers.stochastic import (
+        GreedyPlan,
+        Late,
+        TaskTimes,
+        fifo_plan,
+        queue_plan,
+        simulate,
+    )
 
     if identical_placement not in ("plan", "pull"):
         raise ValueError(f"identical_placement must be 'plan' or 'pull', got {identical_placement!r}")
@@ -339,8 +357,8 @@ EXPERIMENT = Experiment(
     ),
     quick_points=_point_names("fig10"),
     plots="schedrelax.experiments.reproductions.spc_stochastic:plots",
-    differences=("a simulation of the paper's Hadoop runs: generated jobs, task times drawn around the planned sizes; "
-                 "no network, no JVM start-up, no re-optimisation at run time",
+    differences=(("a simulation of the paper's Hadoop runs: generated jobs, task times drawn around the planned "
+                  "sizes; no network, no JVM start-up, no re-optimisation at run time"),
                  "the paper does not say how many runs a bar averages (counted here as one); we run 10 seeds",
                  "MarS, listed among §VI-C's baselines, is in none of its figures' sentences and is not run"),
 )
@@ -398,8 +416,8 @@ HADOOP = Experiment(
                 seeds=5),),
     quick_points=_point_names("fig4a"),
     plots="schedrelax.experiments.reproductions.spc_stochastic:hadoop_plots",
-    differences=("SIMULATED: the paper ran these on a Hadoop cluster; here the §VI-C simulator runs each policy's plan "
-                 "with the planned task times (no variation, no network, no JVM start-up)",
+    differences=(("SIMULATED: the paper ran these on a Hadoop cluster; here the §VI-C simulator runs each "
+                  "policy's plan with the planned task times (no variation, no network, no JVM start-up)"),
                  "generated jobs of §VI-A's sizes; reduce data = 0.2 (WordCount), 1.0 (Sort, TeraSort) of the input",
                  "Fig. 4(c)'s experiment is not described in the text and is not run",
                  "the paper does not say how many runs a bar averages (counted here as one); we run 10 seeds"),
