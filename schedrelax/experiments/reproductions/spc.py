@@ -285,10 +285,10 @@ EXPERIMENT = Experiment(
                  "and 4 rounds, was made on seeds 0-3); re-run here on those seeds")),
     quick_points=(*P7, *P8),
     plots="schedrelax.experiments.reproductions.spc:plots",
-    differences=("generated instances (the paper's simulator and its draws are not published): numbers agree in kind, "
-                 "not digit for digit",
-                 "only the end points of each figure's axis run (600/1400 MB, W_max 2/18): the paper states only "
-                 "each curve's increase between them",
+    differences=(("generated instances (the paper's simulator and its draws are not published): numbers agree in "
+                  "kind, not digit for digit"),
+                 ("only the end points of each figure's axis run (600/1400 MB, W_max 2/18): the paper states only "
+                  "each curve's increase between them"),
                  "each task is a map task with probability 0.6 (§VI-B gives no split; Fig. 6's)"),
 )
 

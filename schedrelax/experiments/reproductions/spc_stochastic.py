@@ -357,8 +357,8 @@ EXPERIMENT = Experiment(
     ),
     quick_points=_point_names("fig10"),
     plots="schedrelax.experiments.reproductions.spc_stochastic:plots",
-    differences=("a simulation of the paper's Hadoop runs: generated jobs, task times drawn around the planned sizes; "
-                 "no network, no JVM start-up, no re-optimisation at run time",
+    differences=(("a simulation of the paper's Hadoop runs: generated jobs, task times drawn around the planned "
+                  "sizes; no network, no JVM start-up, no re-optimisation at run time"),
                  "the paper does not say how many runs a bar averages (counted here as one); we run 10 seeds",
                  "MarS, listed among §VI-C's baselines, is in none of its figures' sentences and is not run"),
 )
@@ -416,8 +416,8 @@ HADOOP = Experiment(
                 seeds=5),),
     quick_points=_point_names("fig4a"),
     plots="schedrelax.experiments.reproductions.spc_stochastic:hadoop_plots",
-    differences=("SIMULATED: the paper ran these on a Hadoop cluster; here the §VI-C simulator runs each policy's plan "
-                 "with the planned task times (no variation, no network, no JVM start-up)",
+    differences=(("SIMULATED: the paper ran these on a Hadoop cluster; here the §VI-C simulator runs each "
+                  "policy's plan with the planned task times (no variation, no network, no JVM start-up)"),
                  "generated jobs of §VI-A's sizes; reduce data = 0.2 (WordCount), 1.0 (Sort, TeraSort) of the input",
                  "Fig. 4(c)'s experiment is not described in the text and is not run",
                  "the paper does not say how many runs a bar averages (counted here as one); we run 10 seeds"),
