@@ -1,8 +1,9 @@
 """Reading the package's JSON files (instances and schedules) with one clear error per failure.
 
 Every way a file can fail to become a JSON document — missing, a folder, unreadable or not UTF-8,
-not JSON, nested deeper than Python's reader recurses, an integer literal beyond its digit limit —
-raises the caller's error type with a message that starts with the path.
+not JSON, a key repeated in one object, nested deeper than Python's reader recurses, an integer
+literal beyond its digit limit — raises the caller's error type with a message that starts with
+the path.
 """
 
 from __future__ import annotations
@@ -10,6 +11,21 @@ from __future__ import annotations
 import json
 from pathlib import Path
 from typing import Any
+
+
+class DuplicateKeyError(ValueError):
+    """A JSON object names the same key twice (Python's reader would keep the last silently)."""
+
+
+def unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``object_pairs_hook`` for :func:`json.loads`: the object as a dict, or
+    :class:`DuplicateKeyError` naming the first repeated key."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise DuplicateKeyError(key)
+        out[key] = value
+    return out
 
 
 def read_json(path: Path, kind: str, error: type[Exception], max_depth: int) -> Any:
@@ -25,7 +41,10 @@ def read_json(path: Path, kind: str, error: type[Exception], max_depth: int) -> 
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"{path}: cannot read the {kind} file ({exc})") from exc
     try:
-        return json.loads(text)
+        return json.loads(text, object_pairs_hook=unique_keys)
+    except DuplicateKeyError as exc:
+        raise error(f"{path}: the key {exc.args[0][:80]!r} appears twice in one JSON object; each key may appear "
+                    f"once (which one was meant is unknown)") from None
     except json.JSONDecodeError as exc:
         raise error(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
     except RecursionError:

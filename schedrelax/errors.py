@@ -42,7 +42,9 @@ class NoOptimalSolutionError(SolverError):
 
 
 class AlgorithmError(SchedrelaxError, KeyError):
-    """An unknown algorithm name, or an algorithm used on a family it does not accept."""
+    """An algorithm that cannot be used as asked: an unknown name, a family it does not accept,
+    or an instance it refuses (beyond its size limit, or a model the solver will not take); the
+    message says why and, where there is one, what to change."""
 
     def __str__(self) -> str:  # KeyError would quote the message
         return str(self.args[0]) if self.args else ""

@@ -110,35 +110,90 @@ class GoogleTrace:
     machine_ids: tuple[int, ...]
 
 
+MAX_TIMESTAMP = 2**53
+"""Largest timestamp (µs) read as a time: beyond it a double no longer holds every microsecond
+(the conversion computes in doubles), and no trace lasts 285 years. The mark 2^63 − 1 (after
+the window) is the one larger value the trace uses."""
+EVENT_TYPES = 8
+"""Largest event type (UPDATE_RUNNING); the types are 0..8."""
+
+
 def _read(path: str | Path, columns: tuple[str, ...]):
+    """The file's lines as a frame of strings, one column per field; InstanceError for a missing
+    or unreadable file and for a line whose number of fields is not ``len(columns)``."""
+    import gzip
+    import io
+
     import pandas as pd
 
     path = Path(path)
     if not path.exists():
         raise InstanceError(f"{path}: no such trace file")
     try:
-        with path.open("rb") as head:
-            gzipped = head.read(2) == b"\x1f\x8b"  # the trace's parts are gzipped, whatever their name says
-        frame = pd.read_csv(path, header=None, names=list(columns), compression="gzip" if gzipped else "infer",
-                            dtype=str, keep_default_na=False)
-    except (pd.errors.ParserError, UnicodeDecodeError, OSError, EOFError) as exc:
+        data = path.read_bytes()
+        if data[:2] == b"\x1f\x8b":  # the trace's parts are gzipped, whatever their name says
+            data = gzip.decompress(data)
+    except (OSError, EOFError) as exc:
         raise InstanceError(f"{path}: not a Google trace CSV file ({exc})") from exc
-    first = frame.iloc[0, 0] if len(frame) else ""
-    if "\t" in first and (frame.iloc[0, 1:] == "").all():
-        raise InstanceError(f"{path}: not a Google trace CSV file: line 1 is tab-separated, not comma-separated "
-                            f"(a SWIM workload file? `schedrelax convert swim`)")
+    _check_field_counts(data, len(columns), path)
+    try:
+        frame = pd.read_csv(io.BytesIO(data), header=None, names=list(columns), dtype=str, keep_default_na=False,
+                            skip_blank_lines=False)
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
+        raise InstanceError(f"{path}: not a Google trace CSV file ({exc})") from exc
     return path, frame
 
 
-def _numeric(frame, column: str, path: Path, *, required: bool):
+def _check_field_counts(data: bytes, expected: int, path: Path) -> None:
+    """InstanceError naming the first line without *expected* comma-separated fields (a cut or
+    padded row would otherwise read with its last fields empty). Quoted fields do not occur in
+    the trace, so counting commas is exact."""
+    buf = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(buf == ord("\n"))
+    if len(buf) and buf[-1] != ord("\n"):
+        ends = np.r_[ends, len(buf)]
+    commas = np.r_[0, np.cumsum(buf == ord(","))]
+    starts = np.r_[0, ends[:-1] + 1]
+    fields = commas[ends] - commas[starts] + 1
+    bad = np.flatnonzero(fields != expected)
+    if len(bad):
+        i = int(bad[0])
+        line = data[starts[i]:ends[i]].decode("utf-8", errors="replace").rstrip("\r")
+        if "\t" in line and fields[i] == 1:
+            raise InstanceError(f"{path}: not a Google trace CSV file: line {i + 1} is tab-separated, not "
+                                f"comma-separated (a SWIM workload file? `schedrelax convert swim`)")
+        raise InstanceError(f"{path}, line {i + 1}: expected {expected} comma-separated fields, got "
+                            f"{int(fields[i]) if line.strip() else 0}: {line[:80]!r}")
+
+
+def _numeric(frame, column: str, path: Path, *, required: bool, whole: bool = False, low: float = 0.0,
+             high: float | None = None, marks: tuple[str, ...] = ()):
+    """Column *column* as floats (NaN where an optional field is empty); InstanceError naming the
+    file, line, column and value of the first entry that is not a finite number >= *low* (and
+    <= *high*, and whole if *whole*). Entries equal to one of the strings *marks* are exempt
+    from the range (the trace's special timestamps)."""
     import pandas as pd
 
     raw = frame[column]
-    values = pd.to_numeric(raw.where(raw != "", None), errors="coerce")
-    bad = values.isna() & (raw != "") if not required else values.isna()
-    if bad.any():
-        line = int(np.flatnonzero(bad.to_numpy())[0]) + 1
-        raise InstanceError(f"{path}, line {line}: column {column} must be a number, got {raw.iloc[line - 1]!r}")
+    given = raw != ""
+    values = pd.to_numeric(raw.where(given, None), errors="coerce").to_numpy(dtype=float)
+
+    def fail(mask, rule: str) -> None:
+        if mask.any():
+            line = int(np.flatnonzero(mask)[0]) + 1
+            raise InstanceError(f"{path}, line {line}: column {column} must be {rule}, got {raw.iloc[line - 1]!r}")
+
+    given = given.to_numpy()
+    fail(~given if required else np.zeros(len(raw), dtype=bool), "given (it is required)")
+    fail(given & np.isnan(values), "a number")
+    exempt = raw.isin(marks).to_numpy() if marks else np.zeros(len(raw), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        fail(given & ~exempt & ~np.isfinite(values), "finite")
+        fail(given & (values < low), f"a number >= {low:g}")
+        if whole:
+            fail(given & ~exempt & (values != np.floor(values)), "a whole number")
+        if high is not None:
+            fail(given & ~exempt & (values > high), f"at most {high:.16g}")
     return values
 
 
@@ -173,13 +228,17 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
     path, ev = _read(task_events, TASK_EVENT_COLUMNS)
     if ev.empty:
         raise InstanceError(f"{path}: the file holds no events")
-    time_us = _numeric(ev, "timestamp", path, required=True).to_numpy(dtype=float)
-    job = _numeric(ev, "job_id", path, required=True).to_numpy(dtype=np.int64)
-    task = _numeric(ev, "task_index", path, required=True).to_numpy(dtype=np.int64)
-    kind = _numeric(ev, "event_type", path, required=True).to_numpy(dtype=np.int64)
-    machine = _numeric(ev, "machine_id", path, required=False).to_numpy(dtype=float)
-    memory = _numeric(ev, "memory_request", path, required=False).to_numpy(dtype=float)
-    priority = _numeric(ev, "priority", path, required=False).to_numpy(dtype=float)
+    after = (str(AFTER_WINDOW),)
+    time_us = _numeric(ev, "timestamp", path, required=True, whole=True, high=MAX_TIMESTAMP, marks=after)
+    time_us[ev["timestamp"].isin(after).to_numpy()] = AFTER_WINDOW
+    job = _numeric(ev, "job_id", path, required=True, whole=True, high=MAX_TIMESTAMP).astype(np.int64)
+    task = _numeric(ev, "task_index", path, required=True, whole=True, high=MAX_TIMESTAMP).astype(np.int64)
+    kind = _numeric(ev, "event_type", path, required=True, whole=True, high=EVENT_TYPES).astype(np.int64)
+    machine = _numeric(ev, "machine_id", path, required=False, whole=True, high=MAX_TIMESTAMP)
+    memory = _numeric(ev, "memory_request", path, required=False)
+    priority = _numeric(ev, "priority", path, required=False)
+    for column in ("cpu_request", "disk_request"):
+        _numeric(ev, column, path, required=False)
 
     skipped: Counter[str] = Counter()
     by_rule: Counter[str] = Counter()
@@ -258,9 +317,11 @@ def load_google_tasks(task_events: str | Path, *, machine_events: str | Path | N
     missing_caps = 0
     if machine_events is not None:
         mpath, mev = _read(machine_events, MACHINE_EVENT_COLUMNS)
-        mid = _numeric(mev, "machine_id", mpath, required=True).to_numpy(dtype=np.int64)
-        mkind = _numeric(mev, "event_type", mpath, required=True).to_numpy(dtype=np.int64)
-        mmem = _numeric(mev, "memory", mpath, required=False).to_numpy(dtype=float)
+        _numeric(mev, "timestamp", mpath, required=True, whole=True, high=MAX_TIMESTAMP, marks=after)
+        mid = _numeric(mev, "machine_id", mpath, required=True, whole=True, high=MAX_TIMESTAMP).astype(np.int64)
+        mkind = _numeric(mev, "event_type", mpath, required=True, whole=True, high=2).astype(np.int64)
+        mmem = _numeric(mev, "memory", mpath, required=False)
+        _numeric(mev, "cpus", mpath, required=False)
         first_add: dict[int, float] = {}
         for m, k, mem in zip(mid, mkind, mmem):
             if k == 0 and int(m) not in first_add and mem > 0:

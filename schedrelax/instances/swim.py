@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from schedrelax.errors import InstanceError
+from schedrelax.instances._checks import MAX_WHOLE, show
 from schedrelax.instances.mapreduce import MapReduceInstance, MapReduceJob
 
 MiB = 2**20
@@ -111,9 +112,12 @@ def read_swim(path: str | Path) -> SwimTrace:
             try:
                 value = int(raw)
             except ValueError:
-                raise InstanceError(f"{path}, line {lineno}: {name} must be a whole number, got {raw!r}") from None
+                raise InstanceError(f"{path}, line {lineno}: {name} must be a whole number, got {show(raw)}") from None
             if value < 0:
                 raise InstanceError(f"{path}, line {lineno}: {name} must be >= 0, got {value}")
+            if value > MAX_WHOLE:
+                raise InstanceError(f"{path}, line {lineno}: {name} must be at most 2^53 = {int(MAX_WHOLE)}, got "
+                                    f"{show(value)} (beyond it sums of such numbers are no longer exact)")
             cols[k].append(value)
     if not ids:
         raise InstanceError(f"{path}: no jobs in the SWIM file")

@@ -51,7 +51,7 @@ import numpy as np
 from scipy.optimize import linear_sum_assignment
 
 from schedrelax.algorithms import Result, register
-from schedrelax.errors import NoOptimalSolutionError
+from schedrelax.errors import AlgorithmError, NoOptimalSolutionError
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import (
     CompletionCost,
@@ -741,7 +741,8 @@ def exhaustive(instance: MalleableInstance, *, solver: str | None = None, seed: 
     docstring), so no lower bound is claimed. Refuses more than ``max_flows`` flows.
     """
     if instance.n_flows > max_flows:
-        raise ValueError(f"exhaustive: {instance.n_flows} flows is more than max_flows={max_flows}")
+        raise AlgorithmError(f"exhaustive: {instance.n_flows} flows is more than max_flows={max_flows} (the search "
+                             f"tries every ordering); raise max_flows to try anyway")
     t0 = time.perf_counter()
     problem = FlexProblem(instance)
     order, value, stats = exhaustive_order(problem, max_nodes=max_nodes)
@@ -850,7 +851,8 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     Refuses more than ``max_jobs`` jobs.
     """
     if instance.n_jobs > max_jobs:
-        raise ValueError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small cases")
+        raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
+                             f"cases (raise max_jobs to try anyway)")
     t0 = time.perf_counter()
     candidates = run_candidates(instance, MALLEABLE_STARTS, solver=solver, seed=0 if seed is None else seed)
     start = cheapest([r for r in candidates if _model_admits(instance, r.schedule, minima)])

@@ -17,6 +17,8 @@ import importlib.resources
 import json
 from typing import Any
 
+from schedrelax._files import unique_keys
+
 __all__ = ["names", "schema"]
 
 _NAMES = ("malleable", "mapreduce", "packing", "related", "schedule")
@@ -36,4 +38,4 @@ def schema(name: str) -> dict[str, Any]:
     if name not in _NAMES:
         raise ValueError(f"unknown schema {name!r}; choose one of: {', '.join(_NAMES)}")
     resource = importlib.resources.files(__name__) / f"{name}.schema.json"
-    return json.loads(resource.read_text(encoding="utf-8"))
+    return json.loads(resource.read_text(encoding="utf-8"), object_pairs_hook=unique_keys)

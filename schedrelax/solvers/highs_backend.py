@@ -24,6 +24,7 @@ from pyomo.core.base.var import VarData
 from pyomo.repn import generate_standard_repn
 
 from schedrelax._log import solver_log_enabled
+from schedrelax.errors import AlgorithmError
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import (
     column_data,
@@ -111,6 +112,27 @@ def _same_objective(reported: float, computed: float) -> bool:
     return abs(reported - computed) <= OBJECTIVE_MATCH * max(1.0, abs(computed))
 
 
+def _rejection_reason(highs: highspy.Highs, form) -> str:
+    """Why HiGHS refuses a model in words the user can act on: the first number of *form* beyond
+    the limits HiGHS checks when a model is passed (matrix values, costs, finite bounds)."""
+    def largest(values) -> float:
+        v = np.abs(np.asarray(values, dtype=float))
+        v = v[np.isfinite(v)]
+        return float(v.max()) if v.size else 0.0
+
+    for what, values, option in (("a constraint coefficient", form.A.data, "large_matrix_value"),
+                                 ("an objective coefficient", form.c, "infinite_cost"),
+                                 ("a row bound", np.r_[form.row_lower, form.row_upper], "infinite_bound"),
+                                 ("a variable bound", np.r_[form.col_lower, form.col_upper], "infinite_bound")):
+        limit = float(highs.getOptionValue(option)[1])
+        top = largest(values)
+        if top >= limit:
+            return (f"{what} of {top:.4g} is beyond HiGHS's limit {limit:.4g} ({option}): the instance's numbers "
+                    f"(sizes, times, cost parameters) make this model's coefficients too large; rescale them to "
+                    f"smaller units")
+    return "HiGHS gave no reason this package can name (run with --solver-log to see HiGHS's own message)"
+
+
 def _set_option(highs: highspy.Highs, name: str, value) -> None:
     if highs.setOptionValue(name, value) != highspy.HighsStatus.kOk:
         raise ValueError(f"HiGHS rejected option {name}={value!r} (unknown name or bad value)")
@@ -178,7 +200,8 @@ class HighsBackend:
             kinds = (highspy.HighsVarType.kContinuous, highspy.HighsVarType.kInteger)
             lp.integrality_ = [kinds[flag] for flag in form.integer.tolist()]
         if self._highs.passModel(lp) == highspy.HighsStatus.kError:
-            raise ValueError(f"HiGHS rejected the model compiled from {self.model.name!r}")
+            raise AlgorithmError(f"HiGHS rejected the model compiled from {self.model.name!r}: "
+                                 f"{_rejection_reason(self._highs, form)}")
         self._columns = list(form.columns)
         self._column_of = {id(var): j for j, var in enumerate(self._columns)}
         self._rows = list(form.rows)

@@ -10,7 +10,7 @@ from hypothesis import given, settings, strategies as st
 
 from schedrelax import algorithms
 from schedrelax.algorithms import run
-from schedrelax.errors import NoOptimalSolutionError
+from schedrelax.errors import AlgorithmError, NoOptimalSolutionError
 from schedrelax.instances import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances.generate import generate
 from schedrelax.instances import costs
@@ -169,7 +169,7 @@ def test_exhaustive_equals_enumeration_on_more_jobs(inst, kind, objective):
 
 def test_exhaustive_refuses_large_instances():
     inst = single_job_flows(4, [1.0] * 13, [1] * 13)
-    with pytest.raises(ValueError, match="max_flows"):
+    with pytest.raises(AlgorithmError, match="max_flows"):
         run("exhaustive", inst)
 
 
