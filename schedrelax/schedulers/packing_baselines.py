@@ -303,7 +303,6 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         homed = np.flatnonzero(act & (home >= 0) & ruled)
         homed = homed[~(named[homed] == home[homed][:, None]).any(axis=1)]
         g0 = np.flatnonzero(act & (home < 0) & ruled)
-        named0 = named[g0]
         levels, level_of = np.unique(demand[g0], return_inverse=True)
         eligible0 = [cap >= demand[g0] for _, cap in classes]
         sorted_free = [np.sort(free[members]) for members, _ in classes]
@@ -338,15 +337,16 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                     count = count + np.where(eligible, len(members) - at, 0)
                     share = share + np.where(eligible, above[at] / cap ** 2, 0.0)
                     # The class's best machine for each task: most free room, lowest index, not
-                    # named (a task names at most `width` machines).
-                    choice = np.full(len(g), -1)
-                    rows_left = np.arange(len(g))
-                    for _, m in ranked[c][:width + 1]:
-                        hit = (named0[sub[rows_left]] == m).any(axis=1)
-                        choice[rows_left[~hit]] = m
-                        rows_left = rows_left[hit]
-                        if not len(rows_left):
-                            break
+                    # named. The first is every task's choice but for the few that name it (its
+                    # pairs); they take the next one they do not name (a task names at most
+                    # `width` machines).
+                    first = [m for _, m in ranked[c][:width + 1]]
+                    choice = np.full(len(g), first[0])
+                    for u in pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]].tolist():
+                        j = int(np.searchsorted(g, u))
+                        if j < len(g) and g[j] == u:
+                            mine_named = set(named[u].tolist())
+                            choice[j] = next((m for m in first[1:] if m not in mine_named), -1)
                     has = eligible & (choice >= 0)
                     has &= demand[g] <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
                     tg, tm = g[has], choice[has]
@@ -359,16 +359,21 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 return
             a_mean, q_mean = s_align / n, s_q / n
             eps = srpt_weight * a_mean / q_mean if q_mean > 0 else 0.0
-            score = np.concatenate([align - eps * q, *[a - eps * task_q[t] for t, a in zip(et, ea)]])
-            all_t = np.concatenate([pt[cand], *et])
+            parts = [align - eps * q, *[a - eps * task_q[t] for t, a in zip(et, ea)]]
+            score = np.concatenate(parts) if et else parts[0]
+            nc = len(cand)
+            extra_t = np.concatenate(et) if et else pt[:0]
+            extra_m = np.concatenate(em) if em else pm[:0]
             # Highest score, then lowest task, then first in the task's placement order.
             top = np.flatnonzero(score == score.max())
             if len(top) > 1:
-                rank = np.concatenate([pos[cand], *[width + m for m in em]])[top]
-                top = top[np.lexsort((rank, all_t[top]))]
+                inside, beyond = top[top < nc], top[top >= nc] - nc
+                tie_t = np.concatenate((pt[cand[inside]], extra_t[beyond]))
+                tie_rank = np.concatenate((pos[cand[inside]], width + extra_m[beyond]))
+                top = top[np.lexsort((tie_rank, tie_t))]
             k = int(top[0])
-            tk = int(all_t[k])
-            ik = int(pm[cand[k]]) if k < len(cand) else int(np.concatenate(em)[k - len(cand)])
+            tk = int(pt[cand[k]]) if k < nc else int(extra_t[k - nc])
+            ik = int(pm[cand[k]]) if k < nc else int(extra_m[k - nc])
             was = float(free[ik])
             begin(tk, ik, float(pp[cand[k]]) if k < len(cand) else float(other[tk]))
             # What the start changed: the task's pairs leave, and machine ik has less room.
