@@ -84,9 +84,9 @@ else:
         jobs.append(PackingJob(tasks=tuple(tasks), weight=jd.get("weight", 1.0), release=jd.get("release", 0.0)))
     inst = PackingInstance(capacities=caps, jobs=tuple(jobs))
 algorithms.available("packing")  # import the algorithm modules (and Pyomo) before the clock starts
-t = time.perf_counter()
+t, c = time.perf_counter(), time.process_time()
 res = algorithms.run(name, inst, **params)
-print(json.dumps({"seconds": time.perf_counter() - t, "objective": float(res.objective)}))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu": time.process_time() - c, "objective": float(res.objective)}))
 """
 
 
@@ -156,6 +156,9 @@ def main() -> None:
     ap.add_argument("--load-timeout", type=float, default=400.0)
     ap.add_argument("--skip-load", action="store_true")
     ap.add_argument("--no-before", action="store_true", help="run the after column only")
+    ap.add_argument("--before-reads", choices=("lists", "compressed"), default="lists",
+                    help="what the --before code is given: the instance written out as explicit lists (code "
+                         "before compressed placement) or the compressed instance itself (later code)")
     ap.add_argument("--aggregate", action="store_true",
                     help="after: SynchPack-1/2 with aggregate=True (pooled LP; symmetric classes only)")
     a = ap.parse_args()
@@ -181,10 +184,13 @@ def main() -> None:
             tasks, loaded, used = build(a.part, pl, a.jobs, a.machines, path)
             print(f"placement {pl}: {a.jobs} jobs, {tasks} tasks; the jobs ran on {loaded} machines (capacity 1.0, "
                   f"one class), replicated to {used}. Caps: {a.timeout:g} s, {a.memory} MB address space.\n")
-            print("| algorithm | before s | before MB | after s | after MB | before / after (s) |")
-            print("|---|---|---|---|---|---|")
+            print("| algorithm | before s | before MB | after s | after MB | before / after (s) | before / fifo | "
+                  "after / fifo |")
+            print("|---|---|---|---|---|---|---|---|")
+            fifo: dict[str, dict] = {}
+            before_mode = "before" if a.before_reads == "lists" else "after"
             for name in a.algorithms.split(","):
-                b = None if a.no_before else run_child(["before", str(path), name], before, a.timeout, a.memory)
+                b = None if a.no_before else run_child([before_mode, str(path), name], before, a.timeout, a.memory)
                 params = {"aggregate": True} if a.aggregate and name in ("synchpack1", "synchpack2") else {}
                 n = run_child(["after", str(path), name, json.dumps(params)], here, a.timeout, a.memory)
                 b = b or {}
@@ -194,8 +200,14 @@ def main() -> None:
                 if "objective" in b and "objective" in n and abs(b["objective"] - n["objective"]) > 1e-9 * abs(
                         n["objective"]):
                     same = f" (objectives differ: {b['objective']:.6g} vs {n['objective']:.6g})"
-                print(f"| {name} | {show(b)[0]} | {show(b)[1]} | {show(n)[0]} | {show(n)[1]} | {ratio}{same} |",
-                      flush=True)
+                if name == "fifo":
+                    fifo = {"before": b, "after": n}
+                # Ratios to fifo's CPU seconds in the same run and code: the machine may be shared,
+                # and its load moves wall time between runs far more than CPU time.
+                per_fifo = [f"{r['cpu'] / f['cpu']:.1f}" if "cpu" in r and "cpu" in (f or {}) else "-"
+                            for r, f in ((b, fifo.get("before")), (n, fifo.get("after")))]
+                print(f"| {name} | {show(b)[0]} | {show(b)[1]} | {show(n)[0]} | {show(n)[1]} | {ratio}{same} | "
+                      f"{per_fifo[0]} | {per_fifo[1]} |", flush=True)
             print()
 
 

@@ -144,8 +144,16 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     Machines a task reaches by its elsewhere rule (compressed placement) are never enumerated:
     within a machine class (equal capacity) the best such machine is the one with the most free
     room, and the means behind ε add up each class's count and free room above the task's
-    demand from the class's sorted free capacities. A choice costs O(tasks + machines) vector
-    work instead of O(tasks × machines).
+    demand from the class's sorted free capacities.
+
+    Cost (issue 32 item 4). ε couples every candidate, so each start still reads every waiting
+    task, but a start changes one task and one machine: the candidate pairs, their alignments,
+    each task's explicit room and each class's sorted free capacities and its machines ranked by
+    free room are kept from start to start and updated where that machine is, and the best pair
+    is found by a maximum instead of a sort. A start costs a few O(tasks + pairs) vector passes
+    and one O(machines of the class) cumulative sum. Preempting and restarting every running task
+    at a decision time are whole-array steps. The arithmetic, and so every run, is the same as
+    re-scoring everything at every start (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
@@ -159,7 +167,9 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     np.minimum.at(best, pt, pp)
     remote = pp > best[pt] * (1 + 1e-12)
     pen = 1 - remote_penalty
+    pair_pen = np.where(remote, pen, 1.0)
     other_pen = np.where(other > best * (1 + 1e-12), pen, 1.0)
+    demand_pen = demand * other_pen
     ruled = np.isfinite(other)
     # The explicit usable machines of each task, padded with -1: what its elsewhere rule skips.
     n_named = np.bincount(pt, minlength=nT)
@@ -168,7 +178,17 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     named[pt, pos] = pm
     classes = [(instance.class_member[instance.class_offset[c]:instance.class_offset[c + 1]],
                 float(instance.class_capacity[c])) for c in range(instance.n_classes)]
+    class_of = np.full(len(caps), -1)
+    for c, (members, _) in enumerate(classes):
+        class_of[members] = c
     fit_tol = FIT_TOL * np.maximum(1.0, caps)
+    caps_sq = caps ** 2
+    # A task's pairs are a slice (pt is sorted); a machine's pairs, a slice of by_machine.
+    task_lo = np.searchsorted(pt, np.arange(nT), side="left")
+    task_hi = np.searchsorted(pt, np.arange(nT), side="right")
+    by_machine = np.argsort(pm, kind="stable")
+    machine_lo = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="left")
+    machine_hi = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="right")
     job = instance.task_job
     w = np.asarray(instance.weights, dtype=float)
     release = instance.release[job]
@@ -177,31 +197,32 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     home = np.full(nT, -1)  # machine a preempted task must resume on
     run_machine = np.full(nT, -1)
     run_start = np.zeros(nT)
-    run_time = np.zeros(nT)  # processing time on the running machine
+    run_time = np.zeros(nT)  # processing time on the running (or home) machine
     rows: list[tuple[int, int, float, float]] = []
     releases = np.union1d(instance.release, instance.reservation_ends())
     now = float(instance.release.min())
     taken = instance.reserved_at(now)
     free = caps - taken
 
-    explicit_time = {(int(t), int(i)): float(p) for t, i, p in zip(pt, pm, pp)}
-
-    def time_of(t: int, i: int) -> float:
-        return explicit_time.get((t, i), float(other[t]))
-
     # A run cut at a decision time and restarted at once on its machine is one run: its row is
     # written when the task stops for longer or completes (the remaining time is still updated
     # at every cut, so the arithmetic is that of separate pieces).
     run_from = np.full(nT, np.nan)
 
-    def stop(t: int, at: float, cut: bool = False) -> None:
+    def stop(t: int, at: float) -> None:
         i = int(run_machine[t])
-        if not cut:
-            rows.append((t, i, float(run_from[t]), at))
-            run_from[t] = np.nan
+        rows.append((t, i, float(run_from[t]), at))
+        run_from[t] = np.nan
         rem[t] -= (at - run_start[t]) / run_time[t]
         free[i] += demand[t]
         run_machine[t] = -1
+
+    def cut_all() -> None:
+        """Preempt every running task now (Tetris-p), in task order as one loop of stops would."""
+        r = np.flatnonzero(run_machine >= 0)
+        rem[r] -= (now - run_start[r]) / run_time[r]
+        np.add.at(free, run_machine[r], demand[r])
+        run_machine[r] = -1
 
     def begin(t: int, i: int, p: float) -> None:
         run_machine[t], run_start[t], run_time[t] = i, now, p
@@ -210,12 +231,20 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         if np.isnan(run_from[t]):
             run_from[t] = now
 
+    def begin_all(t: np.ndarray, i: np.ndarray, p: np.ndarray) -> None:
+        """:func:`begin` for each (t, i, p) in turn, as whole-array steps."""
+        run_machine[t], run_start[t], run_time[t] = i, now, p
+        home[t] = i
+        np.subtract.at(free, i, demand[t])
+        t = t[np.isnan(run_from[t])]
+        run_from[t] = now
+
     def restart_homed(h: np.ndarray, left: np.ndarray) -> None:
         """Tetris's choice when only preempted tasks wait (each may only go home): the same
         scores over these single candidates, without the placement machinery."""
         hm = home[h]
         cap = caps[hm]
-        hp = np.array([time_of(t, i) for t, i in zip(h.tolist(), hm.tolist())])
+        hp = run_time[h]  # a task's time on its home machine, set when it first began there
         hpen = np.where(hp > best[h] * (1 + 1e-12), pen, 1.0)
         q = left[job[h]]
         # Free room only shrinks while the machines are refilled: a candidate that does not fit
@@ -233,15 +262,15 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             # order's rounding): each starts whatever the order of the scores. The order would
             # only change the last bits of a machine's free room, which nothing reads before
             # the next decision time resets every machine (all runs are cut there).
-            for k in np.flatnonzero(live).tolist():
-                begin(int(h[k]), int(hm[k]), float(hp[k]))
+            k = np.flatnonzero(live)
+            begin_all(h[k], hm[k], hp[k])
             return
         while live.any():
             if not shared:
                 # One candidate per machine: a start changes no other candidate, so every one
                 # starts, in whatever order.
-                for k in np.flatnonzero(live).tolist():
-                    begin(int(h[k]), int(hm[k]), float(hp[k]))
+                k = np.flatnonzero(live)
+                begin_all(h[k], hm[k], hp[k])
                 return
             c = np.flatnonzero(live)
             align = demand[h[c]] / cap[c] * free[hm[c]] / cap[c] * hpen[c]
@@ -256,79 +285,121 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             before, count[m] = count[m], int(live[same].sum())
             shared -= int(before >= 2) - int(count[m] >= 2)
 
-    def pick(left: np.ndarray):
-        """The pair to start now, as (task, machine, processing time), or None."""
+    def fill(left: np.ndarray) -> None:
+        """Start the best pair while one fits: the picks of one decision time."""
         act = ~done & (run_machine < 0) & (release <= now)
         ok = act[pt] & ((home[pt] < 0) | (home[pt] == pm)) & (demand[pt] <= free[pm] + fit_tol[pm])
-        cand = np.flatnonzero(ok)
-        t, i = pt[cand], pm[cand]
-        align = demand[t] / caps[i] * free[i] / caps[i] * np.where(remote[cand], pen, 1.0)
-        q = left[job[t]]
-        n, s_align, s_q = len(cand), float(align.sum()), float(q.sum())
-        # Candidates reached by elsewhere rules: (task, machine, align, order within the task).
-        et, em, ea = [], [], []
+        pair_align = demand[pt] / caps[pm] * free[pm] / caps[pm] * pair_pen
+        pair_q = left[job[pt]]
+        task_q = left[job]
+        # The explicit candidates of the fresh ruled tasks, per task: their count and free room
+        # (taken out of the class totals, which hold every machine of the class with room).
+        fresh_pair = (home[pt] < 0) & ruled[pt]
+        mine = ok & fresh_pair
+        x_count = np.bincount(pt[mine], minlength=nT)
+        x_cap = np.zeros(nT)
+        np.add.at(x_cap, pt[mine], free[pm[mine]] / caps_sq[pm[mine]])
         # A preempted task whose home is an elsewhere machine: that one pair.
-        h = np.flatnonzero(act & (home >= 0) & ruled)
-        if len(h):
-            h = h[~(named[h] == home[h][:, None]).any(axis=1)]
-            hm = home[h]
-            h_ok = demand[h] <= free[hm] + fit_tol[hm]
-            h, hm = h[h_ok], hm[h_ok]
-            a = demand[h] / caps[hm] * free[hm] / caps[hm] * other_pen[h]
-            n, s_align, s_q = n + len(h), s_align + float(a.sum()), s_q + float(left[job[h]].sum())
-            et.append(h), em.append(hm), ea.append(a)
-        g = np.flatnonzero(act & (home < 0) & ruled)
-        if len(g):
-            # The explicit candidates of these tasks are counted above: take them out of the
-            # class totals, which hold every machine of the class with room.
-            mine = ok & (home[pt] < 0) & ruled[pt]
-            x_count = np.bincount(pt[mine], minlength=nT)[g]
-            x_cap = np.zeros(nT)
-            np.add.at(x_cap, pt[mine], free[pm[mine]] / caps[pm[mine]] ** 2)
-            count = -x_count
-            share = -x_cap[g]
-            for members, cap in classes:
-                eligible = cap >= demand[g]
-                if not eligible.any():
-                    continue
-                f = free[members]
-                order = np.argsort(f, kind="stable")
-                fs = f[order]
-                above = np.r_[np.cumsum(fs[::-1])[::-1], 0.0]
-                at = np.searchsorted(fs + FIT_TOL * max(1.0, cap), demand[g], side="left")
-                count = count + np.where(eligible, len(members) - at, 0)
-                share = share + np.where(eligible, above[at] / cap ** 2, 0.0)
-                # The class's best machine for each task: most free room, lowest index, not named.
-                k = min(len(members), width + 1)
-                if len(members) > k:
-                    v = np.partition(f, len(f) - k)[len(f) - k]
-                    sel = np.r_[np.flatnonzero(f > v), np.flatnonzero(f == v)]
-                    sel = sel[np.lexsort((members[sel], -f[sel]))][:k]
-                else:
-                    sel = np.lexsort((members, -f))
-                top = members[sel]
-                choice = np.full(len(g), -1)
-                for m in top[::-1].tolist():
-                    choice = np.where((named[g] == m).any(axis=1), choice, m)
-                has = eligible & (choice >= 0)
-                has &= demand[g] <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
-                tg, tm = g[has], choice[has]
-                et.append(tg), em.append(tm)
-                ea.append(demand[tg] / caps[tm] * free[tm] / caps[tm] * other_pen[tg])
-            n += int(count.sum())
-            s_align += float((demand[g] * other_pen[g] * share).sum())
-            s_q += float((left[job[g]] * count).sum())
-        if n == 0:
-            return None
-        a_mean, q_mean = s_align / n, s_q / n
-        eps = srpt_weight * a_mean / q_mean if q_mean > 0 else 0.0
-        all_t = np.r_[t, *et] if et else t
-        all_m = np.r_[i, *em] if em else i
-        score = np.r_[align, *ea] - eps * left[job[all_t]] if et else align - eps * q
-        rank = np.r_[pos[cand], *[width + m for m in em]] if em else pos[cand]
-        k = int(np.lexsort((rank, all_t, -score))[0])
-        tk, ik = int(all_t[k]), int(all_m[k])
-        return tk, ik, (float(pp[cand[k]]) if k < len(cand) else float(other[tk]))
+        homed = np.flatnonzero(act & (home >= 0) & ruled)
+        homed = homed[~(named[homed] == home[homed][:, None]).any(axis=1)]
+        g0 = np.flatnonzero(act & (home < 0) & ruled)
+        levels, level_of = np.unique(demand[g0], return_inverse=True)
+        eligible0 = [cap >= demand[g0] for _, cap in classes]
+        sorted_free = [np.sort(free[members]) for members, _ in classes]
+        ranked = [sorted(zip((-free[members]).tolist(), members.tolist())) for members, _ in classes]
+        while True:
+            cand = np.flatnonzero(ok)
+            align, q = pair_align[cand], pair_q[cand]
+            n, s_align, s_q = len(cand), float(align.sum()), float(q.sum())
+            # Candidates reached by elsewhere rules: (task, machine, align, order within the task).
+            et, em, ea = [], [], []
+            h = homed[act[homed]]
+            if len(h):
+                hm = home[h]
+                h_ok = demand[h] <= free[hm] + fit_tol[hm]
+                h, hm = h[h_ok], hm[h_ok]
+                a = demand[h] / caps[hm] * free[hm] / caps[hm] * other_pen[h]
+                n, s_align, s_q = n + len(h), s_align + float(a.sum()), s_q + float(left[job[h]].sum())
+                et.append(h), em.append(hm), ea.append(a)
+            sub = np.flatnonzero(act[g0])
+            g = g0[sub]
+            if len(g):
+                count = -x_count[g]
+                share = -x_cap[g]
+                level = level_of[sub]
+                for c, (members, cap) in enumerate(classes):
+                    eligible = eligible0[c][sub]
+                    if not eligible.any():
+                        continue
+                    fs = sorted_free[c]
+                    above = np.concatenate((np.cumsum(fs[::-1])[::-1], [0.0]))
+                    at = np.searchsorted(fs + FIT_TOL * max(1.0, cap), levels, side="left")[level]
+                    count = count + np.where(eligible, len(members) - at, 0)
+                    share = share + np.where(eligible, above[at] / cap ** 2, 0.0)
+                    # The class's best machine for each task: most free room, lowest index, not
+                    # named. The first is every task's choice but for the few that name it (its
+                    # pairs); they take the next one they do not name (a task names at most
+                    # `width` machines).
+                    first = [m for _, m in ranked[c][:width + 1]]
+                    choice = np.full(len(g), first[0])
+                    for u in pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]].tolist():
+                        j = int(np.searchsorted(g, u))
+                        if j < len(g) and g[j] == u:
+                            mine_named = set(named[u].tolist())
+                            choice[j] = next((m for m in first[1:] if m not in mine_named), -1)
+                    has = eligible & (choice >= 0)
+                    has &= demand[g] <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
+                    tg, tm = g[has], choice[has]
+                    et.append(tg), em.append(tm)
+                    ea.append(demand[tg] / caps[tm] * free[tm] / caps[tm] * other_pen[tg])
+                n += int(count.sum())
+                s_align += float((demand_pen[g] * share).sum())
+                s_q += float((task_q[g] * count).sum())
+            if n == 0:
+                return
+            a_mean, q_mean = s_align / n, s_q / n
+            eps = srpt_weight * a_mean / q_mean if q_mean > 0 else 0.0
+            parts = [align - eps * q, *[a - eps * task_q[t] for t, a in zip(et, ea)]]
+            score = np.concatenate(parts) if et else parts[0]
+            nc = len(cand)
+            extra_t = np.concatenate(et) if et else pt[:0]
+            extra_m = np.concatenate(em) if em else pm[:0]
+            # Highest score, then lowest task, then first in the task's placement order.
+            top = np.flatnonzero(score == score.max())
+            if len(top) > 1:
+                inside, beyond = top[top < nc], top[top >= nc] - nc
+                tie_t = np.concatenate((pt[cand[inside]], extra_t[beyond]))
+                tie_rank = np.concatenate((pos[cand[inside]], width + extra_m[beyond]))
+                top = top[np.lexsort((tie_rank, tie_t))]
+            k = int(top[0])
+            tk = int(pt[cand[k]]) if k < nc else int(extra_t[k - nc])
+            ik = int(pm[cand[k]]) if k < nc else int(extra_m[k - nc])
+            was = float(free[ik])
+            begin(tk, ik, float(pp[cand[k]]) if k < len(cand) else float(other[tk]))
+            # What the start changed: the task's pairs leave, and machine ik has less room.
+            act[tk] = False
+            ok[task_lo[tk]:task_hi[tk]] = False
+            on = by_machine[machine_lo[ik]:machine_hi[ik]]
+            pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
+            ok[on] &= demand[pt[on]] <= free[ik] + fit_tol[ik]
+            for u in np.unique(pt[on][fresh_pair[on] & act[pt[on]]]).tolist():
+                lo, hi = int(task_lo[u]), int(task_hi[u])
+                sel = np.flatnonzero(ok[lo:hi] & fresh_pair[lo:hi]) + lo
+                x_count[u] = len(sel)
+                s = 0.0
+                for j in pm[sel].tolist():  # in pair order, as np.add.at adds them
+                    s += float(free[j]) / float(caps_sq[j])
+                x_cap[u] = s
+            c = int(class_of[ik])
+            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
+            fs = sorted_free[c]
+            out = int(np.searchsorted(fs, was))
+            into = int(np.searchsorted(fs[:out], free[ik]))
+            fs[into + 1:out + 1] = fs[into:out]
+            fs[into] = free[ik]
+            lst = ranked[c]
+            del lst[bisect.bisect_left(lst, (-was, ik))]
+            bisect.insort(lst, (-float(free[ik]), ik))
 
     while not done.all():
         running = np.flatnonzero(run_machine >= 0)
@@ -336,8 +407,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             stop(int(t), now)
             done[t] = True
         if preemptive:
-            for t in np.flatnonzero(run_machine >= 0).tolist():
-                stop(t, now, cut=True)
+            cut_all()
         now_taken = instance.reserved_at(now)
         free += taken - now_taken
         taken = now_taken
@@ -349,11 +419,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         if len(h) and (home[h] >= 0).all():
             restart_homed(h, left)
         elif len(h):
-            while True:
-                chosen = pick(left)
-                if chosen is None:
-                    break
-                begin(*chosen)
+            fill(left)
         for t in cut[run_machine[cut] < 0].tolist():  # cut and not restarted: the run ends here
             rows.append((t, int(home[t]), float(run_from[t]), now))
             run_from[t] = np.nan

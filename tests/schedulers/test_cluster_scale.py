@@ -14,6 +14,7 @@ from schedrelax.schedulers.list_packing import MaxTree
 from schedrelax.schedulers.packing_baselines import smith_rank
 from tests.instances.test_packing_compressed import random_compressed
 from tests.schedulers import _reference_packing as ref
+from tests.schedulers import _reference_tetris as ref_tetris
 from tests.strategies import packing_instances
 
 SETTINGS = settings(max_examples=40, deadline=None)
@@ -128,6 +129,40 @@ def test_tetris_on_compressed_matches_the_former_tetris_written_out(kind, seed):
     for preemptive in (False, True):
         assert (runs(packing_baselines.tetris_packing(inst, preemptive=preemptive))
                 == runs(ref.tetris_packing(full, preemptive=preemptive)))
+
+
+def tied(seed: int, machines: int = 30) -> PackingInstance:
+    """Few distinct demands, times and weights on one or two machine classes: many pairs score
+    alike, so the ties (lowest task, then placement order) decide most starts."""
+    rng = np.random.default_rng(seed)
+    caps = np.where(np.arange(machines) < machines // 3, 2.0, 1.0) if seed % 2 else np.ones(machines)
+    jobs = []
+    for _ in range(int(rng.integers(8, 20))):
+        tasks = []
+        for _ in range(int(rng.integers(1, 8))):
+            local = rng.choice(machines, size=int(rng.integers(0, 3)), replace=False).tolist()
+            tasks.append(PackingTask(0.5, local, 2.0, elsewhere_time=float(rng.choice([2.0, 4.0]))))
+        jobs.append(PackingJob(tuple(tasks), weight=float(rng.choice([1.0, 2.0])),
+                               release=float(rng.choice([0.0, 0.0, 3.0]))))
+    return PackingInstance(capacities=caps, jobs=tuple(jobs))
+
+
+@pytest.mark.parametrize("kind,seed", CASES + [("tied", s) for s in range(12)])
+def test_tetris_runs_are_those_of_the_rescoring_tetris_bit_for_bit(kind, seed):
+    """Issue 32 item 4: the incremental choice against the one that re-scored everything at every
+    start (the same rows, unmerged, to the last bit)."""
+    inst = tied(seed) if kind == "tied" else case(kind, seed)
+    for preemptive in (False, True):
+        assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                == ref_tetris.tetris_packing(inst, preemptive=preemptive))
+
+
+@SETTINGS
+@given(packing_instances(max_machines=4, max_jobs=5, max_tasks=3, releases=True))
+def test_tetris_runs_are_those_of_the_rescoring_tetris_on_explicit_instances(inst):
+    for preemptive in (False, True):
+        assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                == ref_tetris.tetris_packing(inst, preemptive=preemptive))
 
 
 def _jsq_orders(inst):
