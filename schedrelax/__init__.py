@@ -28,7 +28,7 @@ from schedrelax.errors import (
 # command's start (`schedrelax --help`, an input error) do not pay for NumPy's, NetworkX's, SciPy's
 # and Pyomo's imports before they are needed.
 _LAZY = {
-    "Result": "schedrelax.algorithms", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
+    "Result": "schedrelax.result", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
     "run": "schedrelax.algorithms", "load": "schedrelax.instances", "Evaluation": "schedrelax.schedules",
     "Schedule": "schedrelax.schedules", "evaluate": "schedrelax.schedules", "verify": "schedrelax.schedules",
     # the functions themselves, so that help(sr.solve) and sr.compare's keywords are the real ones

@@ -181,6 +181,7 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", "-o", help="write the schema here instead of printing it")
 
     ls = sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
+    ls.add_argument("name", nargs="?", help="'solvers': ask every solver back end for its version and features")
     ls.add_argument("--markdown", action="store_true", help="print the algorithm table as Markdown (as in the README)")
 
     c = sub.add_parser("compare", help="a grid of instances x algorithms x solvers against bounds and MIP optima")
@@ -229,11 +230,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     _writable("--out", args.out)
     _writable("--gantt", args.gantt)
-    inst = load(args.instance)  # before the algorithms' imports (Pyomo, SciPy): a bad file fails fast
+    inst = load(args.instance)
     from schedrelax import algorithms
     from schedrelax.solvers.registry import check_solver
 
-    spec = algorithms.get(args.algorithm, inst.family)
+    spec = algorithms.get(args.algorithm, inst.family)  # the registry's table: no implementation imported
     check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
     params = dict(args.param)
     for option, key in (("--epoch", "epoch"), ("--replan-on", "replan_on")):
@@ -403,12 +404,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from schedrelax import algorithms
 
     if args.markdown:
+        if args.name is not None:
+            raise ValueError(f"--markdown prints the whole algorithm table; leave out {args.name!r}")
         print(algorithms.markdown_table())
         return 0
+    if args.name == "solvers":
+        _list_solvers()
+        return 0
+    if args.name is not None:
+        raise ValueError(f"list {args.name}: unknown name; give 'solvers' or nothing")
     from schedrelax.instances import FAMILIES
     from schedrelax.instances.generate import SETUPS
-    from schedrelax.solvers import available_solvers
-    from schedrelax.solvers.registry import HIGHS_METHODS
 
     print("families:")
     for fam in sorted(FAMILIES):
@@ -426,6 +432,30 @@ def _cmd_list(args: argparse.Namespace) -> int:
     rwidth = max(len(spec.name) for spec in repro)
     for spec in repro:
         print(f"  {spec.name:<{rwidth}} {spec.summary}")
+    _list_solvers_found()
+    return 0
+
+
+def _list_solvers_found() -> None:
+    """The solver section of ``list``: what is found here without importing any back end."""
+    from schedrelax.solvers.registry import _INSTALL, HIGHS_METHODS, PLUGINS, found_here
+
+    print("solvers (--solver NAME; `schedrelax list solvers` asks each back end for its version and features):")
+    names = ["highs", *PLUGINS, "cpsat", "cvxpy"]
+    width = max(map(len, names))
+    for name in names:
+        found = found_here(name)
+        print(f"  {name:<{width}} " + (f"found ({found})" if found else f"not installed: {_INSTALL[name]}"))
+        if name == "highs" and found:
+            print(f"  {'':<{width}} also {', '.join(f'highs:{m}' for m in HIGHS_METHODS)}: HiGHS with that LP method")
+    print("  cvxpy:SOLVER for any solver cvxpy knows (`schedrelax list solvers` lists the installed ones)")
+
+
+def _list_solvers() -> None:
+    """``list solvers``: every solver back end asked for its version and features."""
+    from schedrelax.solvers import available_solvers
+    from schedrelax.solvers.registry import HIGHS_METHODS
+
     print("solvers (--solver NAME):")
     infos = available_solvers()
     swidth = max(len(info.name) for info in infos)
@@ -439,7 +469,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
             methods = ", ".join(f"highs:{m}" for m in HIGHS_METHODS)
             print(f"  {'':<{swidth}} also {methods}: HiGHS with that LP method")
     print("  cvxpy:SOLVER for any other solver cvxpy knows (installed ones are listed above)")
-    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

@@ -106,7 +106,7 @@ def test_list_names_families_algorithms_and_solvers(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for word in ("families:", "malleable", "mapreduce", "packing", "related", "algorithms:", "fifo",
-                 "solvers (--solver NAME):", "highs"):
+                 "solvers (--solver NAME;", "highs"):
         assert word in out
 
 
@@ -278,6 +278,37 @@ def test_the_command_starts_without_the_heavy_imports():
             "print(sorted(m for m in ('pyomo', 'scipy', 'cvxpy', 'highspy') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert proc.stdout.strip().splitlines()[-1] == "[]" and "no such instance file" in proc.stderr
+
+
+_RUN_AND_LIST_HEAVY = """\
+import runpy, sys
+sys.argv = ['schedrelax', *sys.argv[1:]]
+try:
+    runpy.run_module('schedrelax', run_name='__main__')
+except SystemExit:
+    pass
+print(sorted({m.split('.')[0] for m in sys.modules} & {'pyomo', 'scipy', 'cvxpy', 'highspy'}), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("argv", [["solve", "INSTANCE", "-a", "nope"], ["list"], ["--help"],
+                                  ["solve", "INSTANCE", "-a", "online:nope"],
+                                  ["solve", "INSTANCE", "-a", "fifo", "--solver", "nosuch"]])
+def test_an_unknown_name_list_and_help_import_no_solver_or_pyomo(argv, tmp_path):
+    # `python -m schedrelax ...` as a user runs it, in a fresh interpreter: what it imported
+    # (the registry's table answers the name checks and `list` without any implementation).
+    inst = tmp_path / "x.json"
+    main(["generate", "malleable", "-o", str(inst)])
+    argv = [str(inst) if a == "INSTANCE" else a for a in argv]
+    proc = subprocess.run([sys.executable, "-c", _RUN_AND_LIST_HEAVY, *argv], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    if "nope" in argv or "online:nope" in argv:
+        assert "unknown algorithm 'nope'" in proc.stderr
+    elif "nosuch" in argv:
+        assert "unknown solver 'nosuch'; installed here: " in proc.stderr
+    else:
+        assert proc.stdout.startswith(("usage: schedrelax", "families:"))
 
 
 def _tiny_related(tmp_path):
