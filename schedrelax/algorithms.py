@@ -69,7 +69,8 @@ class AlgorithmSpec:
     one-line summary, whether it solves a model, the paper and section, its parameters.
 
     ``target`` is the implementation's ``"module:function"`` (imported when :attr:`fn` is first
-    read) or the function itself (:func:`register`).
+    read) or the function itself (:func:`register`). ``note``: what a user should know about its
+    results that the status does not say (``solve`` and ``list NAME`` print it).
     """
 
     name: str
@@ -79,6 +80,7 @@ class AlgorithmSpec:
     uses_solver: bool = False
     paper: str = ""
     params: tuple[Param, ...] = ()
+    note: str = ""
 
     @property
     def fn(self) -> AlgorithmFn:
@@ -87,8 +89,8 @@ class AlgorithmSpec:
 
 
 def _entry(name: str, family: str, target: str, summary: str, *, paper: str, uses_solver: bool = False,
-           params: tuple[tuple[str, str, str], ...] = ()) -> AlgorithmSpec:
-    return AlgorithmSpec(name, family, target, summary, uses_solver, paper, tuple(Param(*p) for p in params))
+           params: tuple[tuple[str, str, str], ...] = (), note: str = "") -> AlgorithmSpec:
+    return AlgorithmSpec(name, family, target, summary, uses_solver, paper, tuple(Param(*p) for p in params), note)
 
 
 _TABLE: tuple[AlgorithmSpec, ...] = (
@@ -103,7 +105,10 @@ _TABLE: tuple[AlgorithmSpec, ...] = (
     _entry('exhaustive', 'malleable', 'schedrelax.rounding.flex:exhaustive',
            'best MPS schedule over all orderings (branch and bound, small instances)',
            paper='002 §3.1 Lemma 1, §4.1',
-           params=(('max_flows', 'int', '12'), ('max_nodes', 'int', '2000000'))),
+           params=(('max_flows', 'int', '12'), ('max_nodes', 'int', '2000000')),
+           note="status heuristic: the schedule is the best MPS schedule over every priority order of the flows, "
+                "not proven optimal over all schedules (paper 002's Lemma 1, that some order's MPS schedule is "
+                "optimal, fails on some instances; see schedrelax.rounding.flex), so no lower bound is claimed"),
     _entry('fair', 'malleable', 'schedrelax.schedulers.malleable_fair:fair_malleable',
            'processors split equally among the flows present, then among their ready jobs',
            paper='000 §1.3, §4'),
@@ -258,6 +263,70 @@ _TABLE: tuple[AlgorithmSpec, ...] = (
 """The built-in algorithms. A test keeps each entry equal to its implementation's signature
 (parameters, types, defaults) and checks that every target imports."""
 
+_MEANINGS: dict[str, str] = {
+    "time_limit": "seconds for each solver call (None: no limit)",
+    "threads": "solver threads (None: the solver's default)",
+    "mip_gap": "relative MIP gap at which the solver may stop (None: a proven optimum)",
+    "model": "the MapReduce model: preemptive-tasks (default), non-preemptive or paper-preemptive (paper 001 "
+             "eq. (1), unit Reduce tasks)",
+    "preemptive": "True: preemptive-tasks, False: non-preemptive (give model or preemptive, not both)",
+    "processor_ids": "name a processor for every piece instead of a pooled count",
+    "epsilon": "ε of the geometric time grid (None: default_epsilon)",
+    "warm_start": "start the MIP from the cheapest schedule of the fast algorithms",
+    "bound_row": "add the best fast lower bound as a row objective >= bound",
+    "max_rounds": "most rounds of the cutting-plane loop (None: the loop's default)",
+    "lam": "Slow-Motion stretch λ: None (derandomised: the best breakpoint), 'random' (drawn with seed) or a "
+           "number in (0, 1]",
+    "slow_motion": "stretch per task or per machine: 'task' or 'machine'",
+    "shift_back": "after packing, move every task as early as capacity, releases and its other runs allow",
+    "aggregate": "pool each machine class's elsewhere machines in the LP: False, True or 'auto' (when the "
+                 "instance has elsewhere rules)",
+    "remote_penalty": "score penalty of a machine that is not local to the task (alignment × (1 - penalty))",
+    "srpt_weight": "weight of the remaining-work (SRPT) term against the alignment score",
+    "rho": "geometric ratio ρ of the deadlines a_i = ℓρ^i (2, or IMPROVED_RHO = 1 + 1/√2)",
+}
+"""What each algorithm parameter means (``schedrelax list ALGORITHM``); :data:`_MEANING_OF` holds
+the meanings that differ between algorithms. A test checks that every parameter has one."""
+
+_MEANING_OF: dict[tuple[str, str], str] = {
+    ("exhaustive", "max_flows"): "refuse instances with more flows than this",
+    ("exhaustive", "max_nodes"): "most branch-and-bound nodes before the search stops",
+    ("flex", "max_evaluations"): "MPS runs of the local search in all (None: default_budget)",
+    ("flowflex", "alpha"): "α of the α-point deadlines, in (0, 1): 1/2 is Theorem 7, √2 − 1 Corollary 1",
+    ("flowflex", "intervals"): "time grid of the flow relaxation: 'geometric' (ratio 1+ε) or 'unit' (length unit)",
+    ("flowflex", "unit"): "interval length of the 'unit' grid",
+    ("flowflex", "method"): "solve the flow relaxation as an LP ('lp', with the solver) or by networkx "
+                            "('network-simplex')",
+    ("flowflex-knapsack", "knapsack"): "min-loss knapsack method: 'auto', 'exact' (Pareto DP) or 'fptas'",
+    ("flowflex-knapsack", "epsilon"): "accuracy ε of the knapsack FPTAS",
+    ("flowflex-minimax", "unit_speed_search"): "also search the least cost whose deadlines Algorithm 1 meets at "
+                                               "unit speed, and keep the cheaper schedule",
+    ("flowflex-minimax", "max_tests"): "most deadline tests of the bracket-and-bisection search",
+    ("mars", "placement"): "'first_free' (MarS: each task to the machine free first) or 'earliest_finish' "
+                           "(S-PC's placement)",
+    ("mars", "bound"): "lower bound reported: 'scaled' (mean-speed LP / speed ratio), 'lp-schedule' (S-PC's LP) "
+                       "or 'none'",
+    ("mip", "minima"): "every ready job runs on at least its minimum processors",
+    ("mip", "max_jobs"): "refuse instances with more jobs than this",
+    ("mip", "max_rounds"): "most solves refining power costs by tangent cuts",
+    ("mip", "horizon"): "cap on every job's window (the result is an optimum only if the cap cut nothing)",
+    ("mip", "threshold_rows"): "CP-SAT only (solver cpsat): add the completion-threshold rows (default True)",
+    ("spc", "cuts"): "Queyranne cuts per round: 'most', 'prefixes' or 'fluid' (prefixes and fluid cuts)",
+    ("spc", "tol"): "stop when no set of (2) is violated by more than tol relative to f(S)",
+    ("synchpack1", "eps"): "LP1's geometric ratio is 1 + eps (guarantee 6(1 + eps))",
+    ("synchpack2", "tries"): "how many of the best stretch candidates are rounded (the cheapest schedule is kept)",
+    ("synchpack3", "lp_basis"): "an LP3Basis to start LP3's simplex from (the online simulator passes the last one)",
+}
+"""Meanings by (algorithm name, parameter) where they differ from :data:`_MEANINGS`."""
+
+
+def meaning(spec: AlgorithmSpec, param: str) -> str:
+    """What parameter *param* of algorithm *spec* does, in one line."""
+    if spec.name == "mip" and param == "preemptive" and spec.family == "packing":
+        return "preemptive without migration instead of non-preemptive"
+    return _MEANING_OF.get((spec.name, param)) or _MEANINGS.get(param, "")
+
+
 _REGISTRY: dict[str, dict[str, AlgorithmSpec]] = {}
 """name -> family -> spec: one name (e.g. ``fifo``) may serve several families."""
 for _spec in _TABLE:
@@ -400,7 +469,8 @@ def _drop_refuted_bound(result: Result) -> Result:
 
 
 def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | None = 0,
-        params: Mapping[str, Any] | None = None, time_limit: float | None = None, **kwargs: Any) -> Result:
+        params: Mapping[str, Any] | None = None, time_limit: float | None = None, tee: bool | None = None,
+        **kwargs: Any) -> Result:
     """Run algorithm *name* on *instance*, verify its schedule and evaluate it.
 
     Parameters
@@ -418,6 +488,9 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     time_limit:
         Seconds for each solver call of an algorithm that uses a solver; an error for one that
         does not (it has no ``time_limit`` parameter).
+    tee:
+        True shows the LP/MIP solvers' own log during this run, False hides it; None (default)
+        follows ``schedrelax --solver-log`` / ``SCHEDRELAX_SOLVER_LOG``.
     **kwargs:
         The algorithm's own parameters as keywords, e.g. ``run("spc", inst, cuts="prefixes")``;
         merged with *params* (a parameter given both ways is an error).
@@ -450,8 +523,11 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     _check_param_types(name, fn, params)
     from schedrelax.schedules import evaluate, verify
 
+    from schedrelax._log import solver_log
+
     t0 = time.perf_counter()
-    result = fn(instance, solver=solver, seed=seed, **params)
+    with solver_log(tee):
+        result = fn(instance, solver=solver, seed=seed, **params)
     elapsed = time.perf_counter() - t0
     verify(instance, result.schedule)
     ev = evaluate(instance, result.schedule)

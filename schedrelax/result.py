@@ -10,7 +10,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from schedrelax import _display
 from schedrelax.schedules import Evaluation, Schedule
+from schedrelax.solvers.result import SolveStatus as Status
+
+__all__ = ["COST_MATCH", "Result", "Status", "meets_bound"]
 
 COST_MATCH = 1e-6
 """Relative agreement (to max(1, |cost|)) required between the returned schedule's cost and the
@@ -61,19 +65,20 @@ class Result:
         return "optimal" in self.info
 
     @property
-    def status(self) -> str:
-        """What the result proves about its schedule.
+    def status(self) -> Status:
+        """What the result proves about its schedule (a :data:`Status`, a ``str`` enum: it equals
+        its value, ``result.status == "optimal"``).
 
-        ``"optimal"``: an exact algorithm proved the schedule's own cost optimal (it meets the
-        proven lower bound, :func:`schedrelax.rounding.exact.meets_bound`). ``"feasible"``: an exact
-        algorithm's verified schedule that is not proven optimal (see :attr:`gap`); or the
-        solver's own status when the search stopped early (``"time_limit"`` ...). ``"heuristic"``:
-        an approximation or baseline — a verified schedule with no claim of optimality (its
-        ``guarantee``, if any, is the theorem's factor).
+        ``OPTIMAL``: an exact algorithm proved the schedule's own cost optimal (it meets the
+        proven lower bound, :func:`meets_bound`). ``FEASIBLE``: an exact algorithm's verified
+        schedule that is not proven optimal (see :attr:`gap`); or the solver's own status when the
+        search stopped early (``LIMIT_NO_SOLUTION`` ...). ``HEURISTIC``: an approximation or
+        baseline — a verified schedule with no claim of optimality (its ``guarantee``, if any, is
+        the theorem's factor).
         """
         if not self.exact:
-            return "heuristic"
-        return str(self.info.get("status", "optimal" if self.info["optimal"] else "feasible"))
+            return Status.HEURISTIC
+        return Status(self.info.get("status", "optimal" if self.info["optimal"] else "feasible"))
 
     @property
     def gap(self) -> float | None:
@@ -105,3 +110,46 @@ class Result:
             if self.gap is not None:
                 text += f"; gap {100 * self.gap:.3g} % to the lower bound"
         return text
+
+    def to_dict(self) -> dict[str, Any]:
+        """The result's numbers as a JSON-ready dict: algorithm, status, objective, lower bound and
+        its kind, ratio, gap, guarantee, pieces, seconds by phase, parameters. (The schedule:
+        ``schedule.to_dict()``; the completion times: ``evaluation.to_dict()``.)"""
+        return {"algorithm": self.algorithm, "status": str(self.status), "objective": float(self.objective),
+                "lower_bound": self.lower_bound, "bound_kind": self.bound_kind,
+                "ratio_to_bound": self.ratio_to_bound, "gap": self.gap, "guarantee": self.guarantee,
+                "pieces": len(self.schedule), "timings": dict(self.timings), "params": dict(self.params)}
+
+    def to_frame(self):
+        """The result as a one-row pandas DataFrame indexed by the algorithm: the columns of
+        :meth:`to_dict`, the timings as ``time_<phase>`` columns and the parameters left out, so
+        that ``pd.concat([r.to_frame() for r in results])`` is a comparison table. (The pieces:
+        ``schedule.to_frame()``; one row a job: ``evaluation.to_frame()``.)"""
+        import pandas as pd
+
+        row = {k: v for k, v in self.to_dict().items() if k not in ("timings", "params", "algorithm")}
+        row.update((f"time_{k}", v) for k, v in self.timings.items())
+        return pd.DataFrame([row], index=pd.Index([self.algorithm], name="algorithm"))
+
+    def plot(self, instance=None, *, ax=None, title: str | None = None, legend: bool | None = None):
+        """The schedule's Gantt chart (:meth:`Schedule.plot <schedrelax.schedules.Schedule.plot>`),
+        titled with the algorithm and the objective; returns the axes."""
+        title = title or f"{self.algorithm}: objective {_display.number(self.objective)} ({self.status})"
+        return self.schedule.plot(instance, ax=ax, title=title, legend=legend)
+
+    def _summary(self) -> list[tuple[str, str]]:
+        rows = [("objective", _display.number(self.objective)), ("status", str(self.status))]
+        if self.lower_bound is not None:
+            rows.append(("lower bound", f"{_display.number(self.lower_bound)} ({self.bound_kind})"))
+        if self.guarantee is not None:
+            rows.append(("guarantee", f"{self.guarantee:.4g}"))
+        rows.append(("pieces", str(len(self.schedule))))
+        if "total" in self.timings:
+            rows.append(("time", _display.seconds(self.timings["total"])))
+        return rows
+
+    def __repr__(self) -> str:
+        return f"Result({self.algorithm!r}, {', '.join(f'{k}: {v}' for k, v in self._summary())})"
+
+    def _repr_html_(self) -> str:
+        return _display.html_table(f"Result of {self.algorithm}", self._summary())
