@@ -8,6 +8,7 @@ The public API, re-exported from the subpackages::
     sr.verify(inst, result.schedule)             # raises InfeasibleScheduleError if infeasible
     res = sr.solve(model, solver="highs")        # any Pyomo model, any back end
     sr.compare(sources, ["fifo"], ["highs"])     # a grid against bounds and MIP optima
+    sr.show_versions()                           # versions of Python, schedrelax, its dependencies
 """
 
 import importlib
@@ -28,11 +29,12 @@ from schedrelax.errors import (
 # command's start (`schedrelax --help`, an input error) do not pay for NumPy's, NetworkX's, SciPy's
 # and Pyomo's imports before they are needed.
 _LAZY = {
-    "Result": "schedrelax.algorithms", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
+    "Result": "schedrelax.result", "available": "schedrelax.algorithms", "register": "schedrelax.algorithms",
     "run": "schedrelax.algorithms", "load": "schedrelax.instances", "Evaluation": "schedrelax.schedules",
     "Schedule": "schedrelax.schedules", "evaluate": "schedrelax.schedules", "verify": "schedrelax.schedules",
     # the functions themselves, so that help(sr.solve) and sr.compare's keywords are the real ones
     "solve": "schedrelax.solvers", "compare": "schedrelax.experiments.compare",
+    "Status": "schedrelax.result", "show_versions": "schedrelax._versions",
 }
 _SUBPACKAGES = frozenset({"algorithms", "experiments", "instances", "models", "online", "rounding", "schedulers",
                           "schedules", "solvers"})
@@ -68,5 +70,5 @@ __version__ = _installed_version()
 __all__ = [
     "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
     "Result", "Schedule", "ScheduleError", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
-    "compare", "evaluate", "load", "register", "run", "solve", "verify", "__version__",
+    "Status", "compare", "evaluate", "load", "register", "run", "show_versions", "solve", "verify", "__version__",
 ]

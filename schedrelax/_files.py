@@ -46,7 +46,9 @@ def read_json(path: Path, kind: str, error: type[Exception], max_depth: int) -> 
         raise error(f"{path}: the key {exc.args[0][:80]!r} appears twice in one JSON object; each key may appear "
                     f"once (which one was meant is unknown)") from None
     except json.JSONDecodeError as exc:
-        raise error(f"{path}: not a JSON file ({exc.msg} at line {exc.lineno}, column {exc.colno})") from exc
+        # Some of the reader's messages end in "at" ("Unterminated string starting at"): one "at" only.
+        where = "" if exc.msg.endswith(" at") else " at"
+        raise error(f"{path}: not a JSON file ({exc.msg}{where} line {exc.lineno}, column {exc.colno})") from exc
     except RecursionError:
         # Python's JSON reader recurses once per level of nesting.
         raise error(f"{path}: the document is nested too deeply for the JSON reader ({_a(kind)} file needs at "

@@ -13,9 +13,11 @@ their parent). This module imports nothing heavy: the command reads it before an
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import sys
+from collections.abc import Iterator
 
 LOGGER = "schedrelax"
 SOLVER_LOG_ENV = "SCHEDRELAX_SOLVER_LOG"
@@ -38,6 +40,24 @@ def set_solver_log(enabled: bool) -> None:
         os.environ[SOLVER_LOG_ENV] = "1"
     else:
         os.environ.pop(SOLVER_LOG_ENV, None)
+
+
+@contextlib.contextmanager
+def solver_log(enabled: bool | None) -> Iterator[None]:
+    """Within the block the solvers' own log is on (True) or off (False), then as it was; None
+    leaves it as it is. The per-call switch behind ``solve(..., tee=)`` and ``run(..., tee=)``."""
+    if enabled is None:
+        yield
+        return
+    before = os.environ.get(SOLVER_LOG_ENV)
+    set_solver_log(bool(enabled))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(SOLVER_LOG_ENV, None)
+        else:
+            os.environ[SOLVER_LOG_ENV] = before
 
 
 class _StderrHandler(logging.StreamHandler):

@@ -91,8 +91,8 @@ class _SubParsers:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="schedrelax", description=__doc__.splitlines()[0] + " LP relaxations, "
-                                "rounding and verified schedules for cluster scheduling.")
+    p = argparse.ArgumentParser(prog="schedrelax", description="The schedrelax command (also python -m schedrelax): "
+                                "LP relaxations, rounding and verified schedules for cluster scheduling.")
     _common_options(p, default=None)
     p.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = _SubParsers(p.add_subparsers(dest="command", metavar="COMMAND"))
@@ -186,6 +186,8 @@ def _parser() -> argparse.ArgumentParser:
     sc.add_argument("--out", "-o", help="write the schema here instead of printing it")
 
     ls = sub.add_parser("list", help="families, algorithms and the solvers available on this machine")
+    ls.add_argument("name", nargs="?", help="an algorithm or a setup: its parameters with type, default and meaning; "
+                    "'solvers': ask every solver back end for its version and features")
     ls.add_argument("--markdown", action="store_true", help="print the algorithm table as Markdown (as in the README)")
 
     c = sub.add_parser("compare", help="a grid of instances x algorithms x solvers against bounds and MIP optima")
@@ -242,11 +244,12 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
     _writable("--out", args.out)
     _writable("--gantt", args.gantt)
-    inst = load(args.instance)  # before the algorithms' imports (Pyomo, SciPy): a bad file fails fast
+    _gantt_format(args.gantt)
+    inst = load(args.instance)
     from schedrelax import algorithms
     from schedrelax.solvers.registry import check_solver
 
-    spec = algorithms.get(args.algorithm, inst.family)
+    spec = algorithms.get(args.algorithm, inst.family)  # the registry's table: no implementation imported
     check_solver(args.solver)  # a misspelt --solver is an error even for algorithms that need none
     params = dict(args.param)
     for option, key in (("--epoch", "epoch"), ("--replan-on", "replan_on")):
@@ -263,29 +266,51 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         else:
             _log.logger().warning("note: --time-limit ignored: %s uses no solver", args.algorithm)
     result = algorithms.run(args.algorithm, inst, solver=args.solver, seed=args.seed, params=params)
-    _print_result(inst, result)
+    quiet = getattr(args, "quiet", False)
+    _print_result(inst, result, quiet=quiet)
+    if spec.note and not quiet:
+        print(f"  note: {spec.note}")
+    if spec.uses_solver and not quiet and args.solver.partition(":")[0] != "highs":
+        print(f"  note: an LP with several optimal solutions may give {args.solver} another optimal vertex than "
+              "HiGHS (the default): the same LP bound, possibly another schedule")
     if args.out:
         sched = result.schedule
         meta = {**sched.meta, "algorithm": result.algorithm, "objective": result.objective,
                 "instance": str(args.instance)}
         type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
                     promises=sched.promises, meta=meta).save(args.out)
-        print(f"schedule written to {args.out}")
+        if not quiet:
+            print(f"schedule written to {args.out}")
     if args.gantt:
         from schedrelax.experiments.plots import save_gantt
 
         save_gantt(inst, result.schedule, args.gantt, title=f"{args.algorithm} on {Path(args.instance).name}")
-        print(f"Gantt chart written to {args.gantt}")
+        if not quiet:
+            print(f"Gantt chart written to {args.gantt}")
     return 0
 
 
-def _print_result(inst, result) -> None:
+GANTT_FORMATS = (".png", ".svg", ".pdf")
+"""The chart formats ``--gantt`` writes, by the file's suffix."""
+
+
+def _gantt_format(path: str | None) -> None:
+    """ValueError before any work when the ``--gantt`` file's suffix names no format it writes."""
+    if path is not None and Path(path).suffix.lower() not in GANTT_FORMATS:
+        raise ValueError(f"--gantt {path}: the suffix gives the format, one of {', '.join(GANTT_FORMATS)}; "
+                         f"got {Path(path).suffix or 'none'!r}")
+
+
+def _print_result(inst, result, *, quiet: bool = False) -> None:
     """What ``solve`` prints: the objective by name, what the result proves (status), the lower
-    bound and what kind of bound it is, the ratio, the guarantee, the model, the time."""
+    bound and what kind of bound it is, the ratio, the guarantee, the model, the time; with
+    *quiet* (``-q``) the first line only, with the status."""
     from schedrelax.schedules import objective_name
 
     print(f"{result.algorithm} on {inst.family} instance ({inst.n_jobs} jobs): "
-          f"{objective_name(inst)} = {result.objective:.6g}; schedule verified")
+          f"{objective_name(inst)} = {result.objective:.6g}; schedule verified" + (f"; {result.status}" if quiet else ""))
+    if quiet:
+        return
     print(f"  status: {result.status_line()}")
     if result.lower_bound is None:
         print("  lower bound: none proven by this algorithm")
@@ -293,7 +318,7 @@ def _print_result(inst, result) -> None:
         print(f"  lower bound: {result.lower_bound:.6g} — {result.bound_kind}")
     if result.ratio_to_bound is not None:
         print(f"  objective / lower bound: {result.ratio_to_bound:.4f}")
-    if result.guarantee is not None:
+    if result.guarantee is not None and not result.exact:  # an exact search's status says what it proved
         print(f"  guarantee: objective <= {result.guarantee:.4g} x optimum (the paper's theorem)")
     if result.info.get("model"):
         print(f"  model: {result.info['model']}")
@@ -424,12 +449,17 @@ def _cmd_list(args: argparse.Namespace) -> int:
     from schedrelax import algorithms
 
     if args.markdown:
+        if args.name is not None:
+            raise ValueError(f"--markdown prints the whole algorithm table; leave out {args.name!r}")
         print(algorithms.markdown_table())
         return 0
+    if args.name == "solvers":
+        _list_solvers()
+        return 0
+    if args.name is not None:
+        return _describe(args.name)
     from schedrelax.instances import FAMILIES
     from schedrelax.instances.generate import SETUPS
-    from schedrelax.solvers import available_solvers
-    from schedrelax.solvers.registry import HIGHS_METHODS
 
     print("families:")
     for fam in sorted(FAMILIES):
@@ -447,6 +477,87 @@ def _cmd_list(args: argparse.Namespace) -> int:
     rwidth = max(len(spec.name) for spec in repro)
     for spec in repro:
         print(f"  {spec.name:<{rwidth}} {spec.paper}: {spec.summary}")
+    _list_solvers_found()
+    return 0
+
+
+def _describe(name: str) -> int:
+    """``list NAME``: an algorithm's parameters (from the registry's table, no implementation
+    imported) or a setup's generator parameters, each with its type, default and meaning."""
+    from schedrelax import algorithms
+
+    specs = [s for s in algorithms.available() if s.name == name]
+    if specs:
+        for spec in specs:
+            solver = "uses an LP/MIP solver (--solver)" if spec.uses_solver else "uses no solver"
+            print(f"{spec.name} ({spec.family}, paper {spec.paper or '-'}; {solver}): {spec.summary}")
+            if spec.note:
+                print(f"  note: {spec.note}")
+            if not spec.params:
+                print("  no parameters of its own (besides --seed" + (", --solver" if spec.uses_solver else "") + ")")
+                continue
+            rows = [(p.name, p.type, p.default, algorithms.meaning(spec, p.name)) for p in spec.params]
+            _table(["parameter (-p KEY=VALUE)", "type", "default", "meaning"], rows)
+        return 0
+    from schedrelax.instances.generate import SETUPS
+
+    if name in SETUPS:
+        setup = SETUPS[name]
+        print(f"setup {setup.name} ({setup.family}; {setup.paper}): {setup.description}")
+        print(f"  generate {setup.family} --setup {setup.name} -p KEY=VALUE; 'paper' is the paper's size, "
+              "'small' what generate and compare use")
+        rows = [(key, type_, paper, str(setup.small_sizes.get(key, "= paper")), text)
+                for key, type_, paper, text in _generator_params(setup.function)]
+        _table(["parameter", "type", "paper", "small", "meaning (from the generator's docstring)"], rows)
+        return 0
+    known = sorted({s.name for s in algorithms.available()})
+    raise ValueError(f"list {name}: no algorithm or setup of that name (algorithms: {', '.join(known)}; setups: "
+                     f"{', '.join(SETUPS)}; or 'solvers')")
+
+
+def _generator_params(function) -> list[tuple[str, str, str, str]]:
+    """(name, type, default, the first sentence of the docstring naming it) per keyword parameter."""
+    import inspect
+    import re
+
+    doc = " ".join((function.__doc__ or "").split())
+    sentences = re.split(r"(?<=[.;])\s+(?=[A-Z`(*])", doc)
+    out = []
+    for key, p in inspect.signature(function).parameters.items():
+        if p.kind is not p.KEYWORD_ONLY:
+            continue
+        said = next((t for t in sentences if f"``{key}``" in t), "-")
+        out.append((key, str(p.annotation), repr(p.default), said.replace("``", "")))
+    return out
+
+
+def _table(header: list[str], rows: list[tuple[str, ...]]) -> None:
+    """Columns aligned to their widest cell; the last column is not padded."""
+    widths = [max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header) - 1)]
+    for row in [header, *rows]:
+        print("  " + "  ".join(f"{str(c):<{w}}" for c, w in zip(row, widths)) + "  " + str(row[-1]))
+
+
+def _list_solvers_found() -> None:
+    """The solver section of ``list``: what is found here without importing any back end."""
+    from schedrelax.solvers.registry import _INSTALL, HIGHS_METHODS, PLUGINS, found_here
+
+    print("solvers (--solver NAME; `schedrelax list solvers` asks each back end for its version and features):")
+    names = ["highs", *PLUGINS, "cpsat", "cvxpy"]
+    width = max(map(len, names))
+    for name in names:
+        found = found_here(name)
+        print(f"  {name:<{width}} " + (f"found ({found})" if found else f"not installed: {_INSTALL[name]}"))
+        if name == "highs" and found:
+            print(f"  {'':<{width}} also {', '.join(f'highs:{m}' for m in HIGHS_METHODS)}: HiGHS with that LP method")
+    print("  cvxpy:SOLVER for any solver cvxpy knows (`schedrelax list solvers` lists the installed ones)")
+
+
+def _list_solvers() -> None:
+    """``list solvers``: every solver back end asked for its version and features."""
+    from schedrelax.solvers import available_solvers
+    from schedrelax.solvers.registry import HIGHS_METHODS
+
     print("solvers (--solver NAME):")
     infos = available_solvers()
     swidth = max(len(info.name) for info in infos)
@@ -460,7 +571,6 @@ def _cmd_list(args: argparse.Namespace) -> int:
             methods = ", ".join(f"highs:{m}" for m in HIGHS_METHODS)
             print(f"  {'':<{swidth}} also {methods}: HiGHS with that LP method")
     print("  cvxpy:SOLVER for any other solver cvxpy knows (installed ones are listed above)")
-    return 0
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:

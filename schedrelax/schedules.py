@@ -60,7 +60,9 @@ from typing import Any
 
 import numpy as np
 
+from schedrelax import _display
 from schedrelax._files import read_json
+from schedrelax._markers import MAP_TASK, POOLED
 from schedrelax.errors import InfeasibleScheduleError, ScheduleError
 from schedrelax.instances import (
     Instance,
@@ -74,12 +76,6 @@ from schedrelax.instances.costs import aggregate
 
 TOL = 1e-6
 """The verifier's single tolerance (see the module docstring)."""
-
-POOLED = -1
-"""``machine`` value of a piece that runs on a pool of interchangeable processors or machines."""
-
-MAP_TASK = -1
-"""``task`` value of a MapReduce piece that does Map work."""
 
 PROMISES = frozenset({"non_preemptive", "no_migration", "respects_minima"})
 """What an algorithm may promise about its schedule, beyond the family's constraints."""
@@ -155,6 +151,31 @@ class Schedule:
 
     def __len__(self) -> int:
         return len(self.job)
+
+    def _summary(self) -> list[tuple[str, str]]:
+        n = len(self)
+        rows = [("pieces", str(n)), ("jobs", str(len(np.unique(self.job))))]
+        if n:
+            rows.append(("time span", f"{_display.number(float(self.start.min()))} to "
+                                      f"{_display.number(float(self.end.max()))}"))
+        rows.append(("promises", ", ".join(sorted(self.promises)) or "none"))
+        return rows
+
+    def __repr__(self) -> str:
+        return f"Schedule({', '.join(f'{k}: {v}' for k, v in self._summary())})"
+
+    def _repr_html_(self) -> str:
+        return _display.html_table("Schedule", self._summary())
+
+    def plot(self, instance: Instance | None = None, *, ax=None, title: str | None = None, legend: bool | None = None):
+        """The Gantt chart of the schedule on *ax* (a new figure if None); returns the axes.
+
+        With the *instance*, rows are its machines (or its pool of processors) at their capacities;
+        without it, one row per machine id in the schedule (see :func:`schedrelax.plotting.gantt`).
+        """
+        from schedrelax.plotting import gantt
+
+        return gantt(instance, self, ax=ax, title=title, legend=legend)
 
     def to_frame(self):
         """The pieces as a pandas DataFrame, one row a piece."""
@@ -744,6 +765,32 @@ class Evaluation:
     objective: float
     metrics: dict[str, float]
     job_completion: np.ndarray | None = None
+
+    @property
+    def _unit(self) -> str:
+        return "flow" if self.job_completion is not None else "job"
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready dict: the objective, the other metrics, and the completion times as lists."""
+        out: dict[str, Any] = {"objective": float(self.objective),
+                               "metrics": {k: float(v) for k, v in self.metrics.items()},
+                               "completion": self.completion.tolist()}
+        if self.job_completion is not None:
+            out["job_completion"] = self.job_completion.tolist()
+        return out
+
+    def to_frame(self):
+        """The completion times as a pandas DataFrame: one row a job (a flow for the malleable
+        family, whose cost is per flow), indexed by ``job`` (``flow``), column ``completion``."""
+        import pandas as pd
+
+        return pd.DataFrame({"completion": self.completion},
+                            index=pd.RangeIndex(len(self.completion), name=self._unit))
+
+    def __repr__(self) -> str:
+        metrics = ", ".join(f"{k}={_display.number(v)}" for k, v in self.metrics.items())
+        return (f"Evaluation(objective={_display.number(self.objective)}, {len(self.completion)} "
+                f"{self._unit}s{', ' + metrics if metrics else ''})")
 
 
 def completion_times(instance: Instance, schedule: Schedule) -> np.ndarray:

@@ -92,3 +92,39 @@ def test_a_bound_above_the_schedules_own_cost_is_dropped_with_the_claims():
     # Within the optimality tolerance (1e-6 relative) a bound equal to the cost stays.
     near = replace(r, lower_bound=r.objective * (1 + 1e-8), bound_kind="made up")
     assert A._drop_refuted_bound(near) is near
+
+
+def test_the_table_matches_each_implementations_signature():
+    # The registry's table is read without importing the implementations; this keeps it honest:
+    # every target imports, and its keyword parameters, types and defaults are the table's.
+    import inspect
+
+    for spec in algorithms._TABLE:
+        fn = spec.fn
+        sig = inspect.signature(fn)
+        assert {"solver", "seed"} <= set(sig.parameters), spec.target
+        actual = [(k, p.annotation if isinstance(p.annotation, str) else p.annotation.__name__, repr(p.default))
+                  for k, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY and k not in ("solver", "seed")]
+        assert [tuple(p) for p in spec.params] == actual, spec.target
+        assert algorithms._keyword_params(fn) == {p.name for p in spec.params}, spec.target
+
+
+def test_reading_the_table_imports_no_implementation():
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom schedrelax import algorithms as A\n"
+            "A.available(); A.get('fifo', 'packing'); A.markdown_table()\n"
+            "try:\n    A.get('online:nope', 'packing')\nexcept Exception as e:\n    print(e)\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'pyomo', 'scipy')"
+            " or m.startswith(('schedrelax.rounding.', 'schedrelax.schedulers.', 'schedrelax.online'))))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    lines = proc.stdout.strip().splitlines()
+    assert "algorithm 'online:nope': unknown algorithm 'nope'" in lines[0], proc.stderr
+    assert lines[-1] == "[]", proc.stdout
+
+
+def test_result_is_importable_from_the_registry_and_below_it():
+    from schedrelax import result
+
+    assert algorithms.Result is result.Result is Result

@@ -106,7 +106,7 @@ def test_list_names_families_algorithms_and_solvers(capsys):
     assert main(["list"]) == 0
     out = capsys.readouterr().out
     for word in ("families:", "malleable", "mapreduce", "packing", "related", "algorithms:", "fifo",
-                 "solvers (--solver NAME):", "highs"):
+                 "solvers (--solver NAME;", "highs"):
         assert word in out
 
 
@@ -280,6 +280,37 @@ def test_the_command_starts_without_the_heavy_imports():
     assert proc.stdout.strip().splitlines()[-1] == "[]" and "no such instance file" in proc.stderr
 
 
+_RUN_AND_LIST_HEAVY = """\
+import runpy, sys
+sys.argv = ['schedrelax', *sys.argv[1:]]
+try:
+    runpy.run_module('schedrelax', run_name='__main__')
+except SystemExit:
+    pass
+print(sorted({m.split('.')[0] for m in sys.modules} & {'pyomo', 'scipy', 'cvxpy', 'highspy'}), file=sys.stderr)
+"""
+
+
+@pytest.mark.parametrize("argv", [["solve", "INSTANCE", "-a", "nope"], ["list"], ["--help"],
+                                  ["solve", "INSTANCE", "-a", "online:nope"],
+                                  ["solve", "INSTANCE", "-a", "fifo", "--solver", "nosuch"]])
+def test_an_unknown_name_list_and_help_import_no_solver_or_pyomo(argv, tmp_path):
+    # `python -m schedrelax ...` as a user runs it, in a fresh interpreter: what it imported
+    # (the registry's table answers the name checks and `list` without any implementation).
+    inst = tmp_path / "x.json"
+    main(["generate", "malleable", "-o", str(inst)])
+    argv = [str(inst) if a == "INSTANCE" else a for a in argv]
+    proc = subprocess.run([sys.executable, "-c", _RUN_AND_LIST_HEAVY, *argv], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.stderr.strip().splitlines()[-1] == "[]", proc.stderr
+    if "nope" in argv or "online:nope" in argv:
+        assert "unknown algorithm 'nope'" in proc.stderr
+    elif "nosuch" in argv:
+        assert "unknown solver 'nosuch'; installed here: " in proc.stderr
+    else:
+        assert proc.stdout.startswith(("usage: schedrelax", "families:"))
+
+
 def _tiny_related(tmp_path):
     """Two jobs on one machine of speed 1: sizes 1 and 3, weights 1 and 1; by hand OPT = 1 + 4 = 5
     (shortest first), the other order costs 3 + 4 = 7."""
@@ -404,3 +435,149 @@ def test_python_api_takes_the_common_options_as_keywords(tmp_path):
         sr.run("spc", inst, params={"cuts": "most"}, cuts="most")
     for fn, keys in ((sr.solve, {"time_limit", "mip_gap", "threads"}), (sr.compare, {"out", "resume", "workers"})):
         assert keys <= set(inspect.signature(fn).parameters)
+
+
+def test_list_an_algorithm_shows_each_parameter_with_type_default_and_meaning(capsys):
+    assert main(["list", "synchpack2"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("synchpack2 (packing, paper 003 §4; uses an LP/MIP solver (--solver)): ")
+    rows = {line.split()[0]: line for line in out.splitlines()[2:]}
+    # the signature of rounding.synchpack.synchpack2, read by hand: tries: int = 4, lam: ... = None
+    assert rows["tries"].split()[1:3] == ["int", "4"] and "stretch candidates" in rows["tries"]
+    assert rows["lam"].split()[1:6] == ["float", "|", "str", "|", "None"] and "Slow-Motion" in rows["lam"]
+    assert set(rows) == {"lam", "tries", "slow_motion", "shift_back", "time_limit", "aggregate"}
+    assert main(["list", "mip"]) == 0  # one block per family
+    assert capsys.readouterr().out.count("mip (") == 4
+    assert main(["list", "fifo"]) == 0
+    assert "no parameters of its own" in capsys.readouterr().out
+
+
+def test_every_algorithm_parameter_has_a_meaning():
+    from schedrelax import algorithms
+
+    missing = [(s.name, s.family, p.name) for s in algorithms.available() for p in s.params
+               if not algorithms.meaning(s, p.name)]
+    assert missing == []
+
+
+def test_list_a_setup_shows_its_generator_parameters(capsys):
+    assert main(["list", "synchpack"]) == 0
+    out = capsys.readouterr().out
+    rows = {line.split()[0]: line.split() for line in out.splitlines()[3:]}
+    # instances.generate.synchpack(seed, *, machines: int = 100, n_jobs: int = 100, ...); small: 4 machines
+    assert rows["machines"][:4] == ["machines", "int", "100", "4"]
+    assert rows["n_jobs"][:3] == ["n_jobs", "int", "100"]
+
+
+def test_list_an_unknown_name_is_a_user_error(capsys):
+    assert main(["list", "nope"]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "list nope: no algorithm or setup of that name" in err and "synchpack2" in err
+
+
+def test_gantt_format_is_checked_before_the_run(tmp_path, monkeypatch, capsys):
+    inst = _tiny_related(tmp_path)
+    from schedrelax import algorithms
+
+    def never(*args, **kwargs):
+        raise AssertionError("the algorithm ran before the --gantt check")
+
+    monkeypatch.setattr(algorithms, "run", never)
+    assert main(["solve", str(inst), "-a", "fifo", "--gantt", str(tmp_path / "out.txt")]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "--gantt" in err and "got '.txt'" in err and ".png, .svg, .pdf" in err
+
+
+def test_an_exact_mip_prints_no_theorem_guarantee_and_exhaustive_says_why_it_is_heuristic(tmp_path, capsys):
+    inst = _tiny_related(tmp_path)
+    assert main(["solve", str(inst), "-a", "mip"]) == 0
+    out = capsys.readouterr().out
+    assert "status: optimal" in out and "guarantee" not in out and "theorem" not in out
+    from schedrelax.instances.generate import example
+
+    path = tmp_path / "malleable.json"
+    example("malleable").save(path)
+    assert main(["solve", str(path), "-a", "exhaustive"]) == 0
+    out = capsys.readouterr().out
+    assert "status: heuristic" in out and "note: status heuristic: the schedule is the best MPS schedule" in out
+    assert "Lemma 1" in out
+
+
+def test_quiet_solve_prints_one_line(tmp_path, capsys):
+    inst = _tiny_related(tmp_path)
+    assert main(["-q", "solve", str(inst), "-a", "fifo", "--out", str(tmp_path / "s.json")]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.rstrip().endswith("schedule verified; heuristic")
+    assert main(["solve", str(inst), "-a", "fifo"]) == 0
+    assert capsys.readouterr().out.count("\n") > 3
+
+
+def test_unterminated_string_has_one_at(tmp_path, capsys):
+    inst = _tiny_related(tmp_path)
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"job": "abc')
+    assert main(["verify", str(inst), str(bad)]) == EXIT_USAGE
+    err = capsys.readouterr().err
+    assert "Unterminated string starting at line 1, column 9" in err and "at at" not in err
+
+
+def test_top_level_help_has_no_rest_markup(capsys):
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert "``" not in out and "The schedrelax command (also python -m schedrelax)" in " ".join(out.split())
+
+
+def test_gurobi_hint_is_an_install_command():
+    from schedrelax.errors import SolverNotAvailableError
+    from schedrelax.solvers.registry import check_solver, found_here
+
+    if found_here("gurobi"):
+        pytest.skip("gurobi is found here")
+    with pytest.raises(SolverNotAvailableError, match=r"install it with: pip install gurobipy"):
+        check_solver("gurobi")
+
+
+def test_another_solver_says_the_lp_may_have_another_optimal_vertex(tmp_path, capsys):
+    inst = tmp_path / "p.json"
+    main(["generate", "packing", "-o", str(inst)])
+    capsys.readouterr()
+    assert main(["solve", str(inst), "-a", "synchpack2", "--solver", "cvxpy"]) == 0
+    assert "another optimal vertex than HiGHS" in capsys.readouterr().out
+    assert main(["solve", str(inst), "-a", "synchpack2"]) == 0
+    assert "optimal vertex" not in capsys.readouterr().out
+
+
+def test_compare_counts_cells_at_another_vertex_of_the_same_lp():
+    import pandas as pd
+
+    from schedrelax.experiments.compare import other_vertex_cells
+
+    table = pd.DataFrame({"instance": ["a", "a", "a", "b", "b"], "algorithm": ["x", "x", "x", "x", "x"],
+                          "solver": ["highs", "cvxpy", "glpk", "highs", "cvxpy"], "status": ["ok"] * 5,
+                          "lower_bound": [10.0, 10.0, 10.0, 7.0, 7.5], "objective": [49.0, 47.0, 49.0, 20.0, 21.0]})
+    # instance a: highs and glpk (49) each differ from cvxpy (47) at the same bound 10 -> 3 cells;
+    # instance b: different bounds -> none.
+    assert other_vertex_cells(table) == 3
+
+
+def test_compare_runs_the_exact_mip_once_per_instance_with_the_first_solver_that_proves_it(tmp_path, monkeypatch):
+    import math
+
+    from schedrelax.experiments import compare as cmp
+
+    calls = []
+
+    def fake_opt(inst, solver, task):
+        calls.append(solver)
+        return (5.0, f"optimal ({solver})", 5.0) if solver == "highs" else (math.nan, "not proven optimal in 30 s", 4.0)
+
+    monkeypatch.setattr(cmp, "_opt", fake_opt)
+    src = cmp.sources_from_paths([_tiny_related(tmp_path)])
+    table = cmp.compare(src, ["fifo", "spc"], ["highs", "cvxpy"], workers=1, progress=False).table
+    assert calls == ["highs"]  # OPT is the instance's: not run again for cvxpy's cells
+    assert set(table["opt_status"]) == {"optimal (highs)"} and (table["opt"] == 5.0).all() and len(table) == 3
+    calls.clear()
+    table = cmp.compare(src, ["fifo", "spc"], ["cvxpy", "highs"], workers=1, progress=False).table
+    assert calls == ["cvxpy", "highs"]  # the first did not prove it, so the next one tried
+    assert (table["opt"] == 5.0).all() and (table["mip_lb"] == 5.0).all()

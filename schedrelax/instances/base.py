@@ -36,6 +36,30 @@ class Instance:
         super().__init_subclass__(**kwargs)
         if cls.family:
             FAMILIES[cls.family] = cls
+        # Set before @dataclass runs on the subclass, which then keeps it: the short summary,
+        # not the field-by-field dump of every array.
+        if "__repr__" not in cls.__dict__:
+            cls.__repr__ = Instance.__repr__
+
+    def _summary(self) -> list[tuple[str, str]]:
+        rows = [("family", self.family)]
+        if self.name:
+            rows.append(("name", self.name))
+        for attr, label in (("n_flows", "flows"), ("n_jobs", "jobs"), ("n_tasks", "tasks"),
+                            ("n_machines", "machines"), ("machines", "machines"), ("processors", "processors"),
+                            ("objective", "objective")):
+            value = getattr(self, attr, None)
+            if value is not None and not callable(value):
+                rows.append((label, str(value)))
+        return rows
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({', '.join(f'{k}: {v}' for k, v in self._summary()[1:])})"
+
+    def _repr_html_(self) -> str:
+        from schedrelax._display import html_table
+
+        return html_table(type(self).__name__, self._summary())
 
     def _body(self) -> dict[str, Any]:
         raise NotImplementedError

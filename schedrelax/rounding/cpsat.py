@@ -32,7 +32,7 @@ import time
 
 import numpy as np
 
-from schedrelax.algorithms import Result
+from schedrelax.result import Result
 from schedrelax.errors import AlgorithmError, SolverError
 from schedrelax.instances import PackingInstance, RelatedInstance
 from schedrelax.rounding.exact import exact_outcome

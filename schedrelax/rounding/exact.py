@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from schedrelax.result import COST_MATCH, meets_bound
 from schedrelax.solvers.result import SolveResult
 
 BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8}
@@ -30,18 +31,6 @@ def exact_solver_options(solver: str) -> dict[str, Any]:
     HiGHS (``highs`` and ``highs:METHOD``); nothing for the other back ends, whose own defaults
     are kept (their option names differ)."""
     return dict(BIG_M_TOLERANCES) if solver == "highs" or solver.startswith("highs:") else {}
-
-
-COST_MATCH = 1e-6
-"""Relative agreement (to max(1, |cost|)) required between the returned schedule's cost and the
-proven bound for the result to be called optimal; the same rule as the comparison's OPT column."""
-
-
-def meets_bound(cost: float, bound: float | None) -> bool:
-    """A schedule of this *cost* is proven optimal by the lower *bound*: they agree within
-    :data:`COST_MATCH` relative to max(1, |cost|). The one rule behind every "optimal" label and
-    the comparison's OPT column."""
-    return bound is not None and math.isfinite(bound) and cost - bound <= COST_MATCH * max(1.0, abs(cost))
 
 
 def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: SolveResult, *,

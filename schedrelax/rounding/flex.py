@@ -50,8 +50,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from schedrelax.algorithms import Result, register
 from schedrelax.errors import AlgorithmError, NoOptimalSolutionError
+from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import (
     CompletionCost,
@@ -701,8 +701,6 @@ def _mps_result(name: str, problem: FlexProblem, order: np.ndarray, info: dict, 
     return Result(algorithm=name, schedule=schedule, timings=timings, params=params or {}, info=info)
 
 
-@register("flex", "malleable", "FLEX: RAP, WSPT and EDD orders improved by local search, best MPS schedule",
-          paper="002 §3")
 def flex(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None,
          max_evaluations: int | None = None) -> Result:
     """FLEX (paper 002 §3): MPS on the best of the RAP order (§3.2) and the WSPT and EDD rules,
@@ -718,8 +716,6 @@ def flex(instance: MalleableInstance, *, solver: str | None = None, seed: int | 
                        {"max_evaluations": max_evaluations})
 
 
-@register("flex-rap", "malleable", "FLEX's generic scheme: MPS on the completion order of the moldable RAP",
-          paper="002 §3.2")
 def flex_rap(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """MPS (paper 002 §3.1) on the completion order of the moldable RAP (§3.2) alone."""
     t0 = time.perf_counter()
@@ -730,8 +726,6 @@ def flex_rap(instance: MalleableInstance, *, solver: str | None = None, seed: in
                                                     "rap_value": sol.value}, {"order": t1 - t0})
 
 
-@register("exhaustive", "malleable", "best MPS schedule over all orderings (branch and bound, small instances)",
-          paper="002 §3.1 Lemma 1, §4.1")
 def exhaustive(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None,
                max_flows: int = 12, max_nodes: int = 2_000_000) -> Result:
     """The best MPS schedule over every priority ordering of the flows (paper 002 §4.1's
@@ -807,8 +801,6 @@ def _model_admits(instance: MalleableInstance, schedule: Schedule, minima: bool)
     return not np.any(late & (instance.min_procs > 0))
 
 
-@register("mip", "malleable", "exact continuous-time event-based MIP (small instances)", uses_solver=True,
-          paper="000 §1.1; 002 §2-3")
 def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
         time_limit: float | None = None, mip_gap: float | None = None, max_jobs: int = 12,
         max_rounds: int = 50, warm_start: bool = True, bound_row: bool = True) -> Result:

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import CompletionCost, PowerCost, StretchCost, aggregate
 from schedrelax.models.flowflex_lp import (
@@ -235,8 +235,6 @@ def flowflex_deadlines(solution: FlowSolution, alpha: float) -> tuple[np.ndarray
     return deadline, lo + frac * (hi - lo)
 
 
-@register("flowflex", "malleable", "α-point deadlines from the min-cost-flow relaxation, Algorithm 1, McNaughton",
-          uses_solver=True, paper="000 §2.2-2.4, Theorems 7-8, Corollaries 1-2")
 def flowflex(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, alpha: float = 0.5,
              intervals: str = "geometric", epsilon: float | None = None, unit: float = 1.0, method: str = "lp",
              processor_ids: bool = False, time_limit: float | None = None) -> Result:
@@ -464,8 +462,6 @@ def _squashed_bound(D, volume: np.ndarray, P: int, lower: np.ndarray, lo: float,
     return bad
 
 
-@register("flowflex-minimax", "malleable", "minimax: bracket and bisection on the cost, deadlines w⁻¹(M), Algorithm 1",
-          paper="000 §2.3.3, Theorem 9, Corollary 3; §4.1")
 def flowflex_minimax(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None,
                      epsilon: float | None = None, unit_speed_search: bool = True, processor_ids: bool = False,
                      max_tests: int = 200) -> Result:
@@ -792,8 +788,6 @@ def _knapsack_result(name: str, instance: MalleableInstance, *, universal: bool,
                    bound_kind=bound_kind, guarantee=guarantee, timings=timings, params=params, info=info)
 
 
-@register("flowflex-knapsack", "malleable", "minisum by min-loss knapsacks on geometric deadlines (Algorithm 2)",
-          paper="000 §3, Algorithm 2, Theorems 3 and 10")
 def flowflex_knapsack(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None,
                       rho: float = 2.0, knapsack: str = "auto", epsilon: float = 0.1,
                       processor_ids: bool = False) -> Result:
@@ -808,8 +802,6 @@ def flowflex_knapsack(instance: MalleableInstance, *, solver: str | None = None,
                             epsilon=epsilon, processor_ids=processor_ids)
 
 
-@register("flowflex-universal", "malleable", "one schedule for every uniform minisum cost (Algorithm 3)",
-          paper="000 §3.1, Algorithm 3, Theorems 4 and 11")
 def flowflex_universal(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None,
                        rho: float = 2.0, processor_ids: bool = False) -> Result:
     """Paper 000's universal schedule (§3.1, Algorithm 3): Algorithm 2 with the shortest-first

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import time
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MapReduceInstance
 from schedrelax.rounding.exact import (
@@ -41,8 +41,6 @@ WHOLE_GAP = 0.99
 gap below 1 leaves no better whole value; 0.99, not 1, keeps a margin for the solver's round-off."""
 
 
-@register("mip", "mapreduce", "exact time-indexed MIP of eq. (1) / eq. (2) (tiny instances only)",
-          uses_solver=True, paper="001 §III eqs. (1)-(2)")
 def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None = None, time_limit: float = 60.0,
         model: str | None = None, preemptive: bool | None = None, horizon: int | None = None,
         warm_start: bool = True, bound_row: bool = True, threads: int | None = None) -> Result:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register, run
+from schedrelax.result import Result
 from schedrelax.instances import RelatedInstance, RelatedJob
 from schedrelax.models.queyranne import (
     LPScheduleSolution,
@@ -27,29 +27,13 @@ from schedrelax.models.queyranne import (
     seed_chain_rows,
     smith_rule_lp,
 )
-from schedrelax.models.related_mip import (
-    build_related_mip,
-    related_mip_solution,
-    related_mip_start,
-)
 from schedrelax.models.synchpack_lp import without_gc
-from schedrelax.rounding.exact import (
-    below,
-    best_start,
-    exact_outcome,
-    exact_solver_options,
-    keep_cheaper,
-    larger_bound,
-)
 from schedrelax.schedulers.related_list import (
     list_schedule,
-    semi_active_schedule,
     topological_order,
 )
-from schedrelax.schedules import evaluate
-from schedrelax.solvers import cutting_planes, solve
+from schedrelax.solvers import cutting_planes
 from schedrelax.solvers.cutting_planes import cutting_planes_edits, cutting_planes_rows
-from schedrelax.solvers.result import SolveStatus
 
 SEGMENTS_FROM = 1000
 """From this many jobs on, :func:`solve_lp_schedule`'s default loop writes the fluid cuts as segments
@@ -236,8 +220,6 @@ def _lp_info(lp: LPScheduleResult) -> dict:
             "lp_solver_seconds": lp.solve_seconds, "lp_upper_bound": lp.upper_bound}
 
 
-@register("spc", "related", "S-PC: LP-Schedule (Queyranne cuts) order, each task to the machine finishing it "
-          "earliest", uses_solver=True, paper="004 §III, Algorithms 1-2")
 def spc(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None, cuts: str = "fluid",
         tol: float = 1e-6, max_rounds: int | None = None, time_limit: float | None = None) -> Result:
     """S-PC, Algorithms 1 and 2 of paper 004 §III-C.
@@ -260,8 +242,6 @@ def spc(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = 
                   info={"D": instance.D, "machines": instance.n_machines, **_lp_info(lp)})
 
 
-@register("identical-machine", "related", "S-PC believing every machine runs at the mean speed (LP and placement)",
-          uses_solver=True, paper="004 §VI-A ([13], [14])")
 def identical_machine(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None) -> Result:
     """Identical-machine, the §VI-A baseline of paper 004: "assumes all machines are identical, and
     applies Algorithm 1 to schedule jobs and tasks".
@@ -302,9 +282,6 @@ def speed_ratio(instance: RelatedInstance) -> float:
     return float(max(1.0, np.max(instance.mu_j / (q * instance.mu / instance.n_machines))))
 
 
-@register("mars", "related", "MarS as 004 §VI-B Fig. 6 describes it, our reading: LP-Schedule on mean-speed "
-          "(identical) machines orders the jobs, each task to the machine free first", uses_solver=True,
-          paper="004 §VI-B Fig. 6 ([25] Yuan et al. 2014)")
 def mars(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
          placement: str = "first_free", bound: str = "scaled") -> Result:
     """MarS, the scheduler paper 004 compares S-PC with in Fig. 6 (§VI-B): "an existing online
@@ -392,8 +369,6 @@ def map_phase(instance: RelatedInstance) -> tuple[np.ndarray, RelatedInstance]:
     return sources, RelatedInstance(speeds=instance.speeds, jobs=jobs, name=instance.name, ready=instance.ready)
 
 
-@register("map-only", "related", "S-PC on the map phase only (DAG sources); later phases to random machines",
-          uses_solver=True, paper="004 §VI-A ([9])")
 def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = 0) -> Result:
     """Map-only, the §VI-A baseline of paper 004: it "considers the map phase is the most critical,
     and employs Algorithm 1 to schedule jobs and tasks without considering the reduce phase"
@@ -421,65 +396,3 @@ def map_only(instance: RelatedInstance, *, solver: str = "highs", seed: int | No
     schedule = list_schedule(instance, order, assign=np.where(is_source, "earliest_finish", "random").tolist(),
                              seed=seed, meta={"algorithm": "map-only"})
     return Result(algorithm="map-only", schedule=schedule, timings={"lp": lp.seconds}, info=_lp_info(lp))
-
-
-RELATED_STARTS = ("fifo", "huwf", "tetris", "identical-machine")
-"""The fast algorithms whose best schedule starts the related MIP; S-PC, which the MIP runs anyway
-for its LP-Schedule bound, is a candidate too."""
-
-
-@register("mip", "related", "exact disjunctive MIP: non-preemptive tasks, related machines, DAG, releases "
-          "(up to about 10 tasks)", uses_solver=True, paper="004 §II")
-def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
-                time_limit: float | None = None, threads: int | None = None,
-                threshold_rows: bool | None = None) -> Result:
-    """The optimum of paper 004's problem from :func:`schedrelax.models.related_mip.build_related_mip`.
-
-    The schedule keeps the MIP's machines and per-machine order and starts each task as early as
-    allowed (:func:`semi_active_schedule`), which removes the solver's round-off and is never
-    later. ``lower_bound`` is the solver's proven bound (the optimum when the gap is closed);
-    ``info["optimal"]`` says whether it was.
-
-    ``solver="cpsat"``: a CP-SAT model instead (:func:`schedrelax.rounding.cpsat.related_cpsat`;
-    ``seed`` and ``threads`` are CP-SAT's), with its completion-threshold rows unless
-    ``threshold_rows=False`` (a CP-SAT option only: any other solver refuses it). ``threads`` goes
-    to the solver (None: its default).
-    """
-    if threshold_rows is not None and not isinstance(threshold_rows, (bool, np.bool_)):
-        raise ValueError(f"threshold_rows must be True or False, got {threshold_rows!r}")
-    if solver == "cpsat":
-        from schedrelax.rounding.cpsat import related_cpsat
-
-        return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed,
-                             thresholds=True if threshold_rows is None else bool(threshold_rows))
-    if threshold_rows is not None:
-        raise ValueError(f"threshold_rows is an option of the CP-SAT model (solver 'cpsat'), not of solver "
-                         f"{solver!r}'s disjunctive MIP; leave it out")
-    t0 = time.perf_counter()
-    relaxation = run("spc", instance, solver=solver)  # its LP-Schedule bound, and its schedule a candidate
-    start = best_start(instance, RELATED_STARTS, solver=solver)
-    if start is None or relaxation.objective < start.objective:
-        start = relaxation
-    lp_bound = relaxation.lower_bound
-    model = build_related_mip(instance, upper_bound=start.objective, lower_bound=below(lp_bound))
-    warm = related_mip_start(model, instance, start.schedule)
-    t1 = time.perf_counter()
-    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm,
-                **exact_solver_options(solver))
-    if not res.status.has_solution and res.status is not SolveStatus.LIMIT_NO_SOLUTION:
-        res.require_optimal()  # infeasible with a feasible start in hand is a model error: raise
-    solved = None
-    if res.status.has_solution:
-        sol = related_mip_solution(model)
-        order = np.lexsort((np.arange(instance.n_tasks), sol.start))
-        solved = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
-    schedule = keep_cheaper(instance, solved, start)
-    bound, kind = larger_bound(res, relaxation)
-    outcome = exact_outcome(evaluate(instance, schedule).objective,
-                            res.objective if res.objective is not None else float("inf"), bound, res)
-    outcome.update(start=start.algorithm, warm_start=warm, start_objective=start.objective,
-                   relaxation_bound=lp_bound, horizon=model.horizon)
-    return Result(algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind,
-                  guarantee=1.0 if outcome["optimal"] else None,
-                  timings={"start": t1 - t0, "solve": res.solve_seconds, "build": res.build_seconds},
-                  info=outcome)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.errors import NoOptimalSolutionError, SolverError
 from schedrelax.instances import PackingInstance, PackingJob, PackingTask
 from schedrelax.models.packing_mip import (
@@ -236,8 +236,6 @@ def _shift(instance, machine, start, end, task):
     return new, new + (end - start)
 
 
-@register("synchpack1", "packing", "LP1 + greedy fraction packing + Slow-Motion (preemptive, migration; 6(1+ε))",
-          uses_solver=True, paper="003 §3")
 def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0, eps: float = 1.0,
                lam: float | str | None = None, slow_motion: str = "task", shift_back: bool = True,
                time_limit: float | None = None, aggregate: bool | str = "auto") -> Result:
@@ -352,8 +350,6 @@ def synchpack2_round(instance: PackingInstance, sol: IntervalLPSolution, lam: fl
                          schedule=schedule, objective=objective)
 
 
-@register("synchpack2", "packing", "LP2 + Slow-Motion + bipartite matching + greedy interval packing "
-          "(non-preemptive; 24)", uses_solver=True, paper="003 §4")
 def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
                lam: float | str | None = None, tries: int = 4, slow_motion: str = "task", shift_back: bool = True,
                time_limit: float | None = None, aggregate: bool | str = "auto") -> Result:
@@ -470,8 +466,6 @@ def lp3_method(program, solver: str, warm: bool = False) -> str:
     return highs_method(solver, "ipm") if program.A.nnz >= LP3_IPM_NONZEROS else solver
 
 
-@register("synchpack3", "packing", "LP3 job order + preemptive list scheduling per machine (dedicated machines: 4; "
-          "else each task to its earliest-finishing machine, no guarantee)", uses_solver=True, paper="003 §5")
 def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 0,
                time_limit: float | None = None, lp_basis: LP3Basis | None = None) -> Result:
     """SynchPack-3 (paper 003 §5.2) for PDP|pmtn|Σ w_j C_j.
@@ -532,8 +526,6 @@ PACKING_STARTS = ("fifo", "psrs", "jsq-mw", "tetris-np")
 (psrs may preempt: its schedule is a candidate only when it did not)."""
 
 
-@register("mip", "packing", "exact time-indexed MIP: non-preemptive PRP||ΣwC, or preemptive without migration "
-          "in slotted time (tiny instances only)", uses_solver=True, paper="003 §2, §4, §5")
 def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = None, preemptive: bool = False,
         time_limit: float = 60.0, threads: int | None = None) -> Result:
     """The optimum of :func:`~schedrelax.models.packing_mip.build_nonpreemptive_mip` or, with

@@ -13,7 +13,7 @@ import heapq
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
 from schedrelax.instances._checks import offsets
 from schedrelax.schedulers.list_packing import MaxTree
@@ -42,8 +42,6 @@ def _merge(ready: np.ndarray, new: np.ndarray) -> np.ndarray:
 # malleable
 # --------------------------------------------------------------------------------------------
 
-@register("fifo", "malleable", "flows in arrival order, each ready job up to its maximum processors",
-          paper="000 §1.3/§4; 002 §3.1, §4")
 def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """FIFO for malleable flows (paper 000 §1.3, §4: flows in arrival order; paper 002 §4: the
     Malleable Packing Scheme of §3.1 in arrival order, with minima 0 and maxima kept).
@@ -155,8 +153,6 @@ def fifo_malleable(instance: MalleableInstance, *, solver: str | None = None, se
 # packing
 # --------------------------------------------------------------------------------------------
 
-@register("fifo", "packing", "greedy non-preemptive list packing in release order, with backfilling",
-          paper="003 §2 (no FIFO in the paper: defined here)")
 def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """FIFO for capacitated packing (paper 003 §2 is the model; the paper has no FIFO, so this is
     the natural one): non-preemptive greedy list scheduling in job release order (ties by job
@@ -390,8 +386,6 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
 # related
 # --------------------------------------------------------------------------------------------
 
-@register("fifo", "related", "jobs in release order (respecting the DAG), tasks to the first available machine",
-          paper="004 §II, §VI-B")
 def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """FIFO for related machines (paper 004 §VI-B: "FIFO sorts jobs and schedules tasks one by
     one to the first available machine"; the model is §II).

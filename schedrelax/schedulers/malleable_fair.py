@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance
 from schedrelax.schedulers.malleable_packing import normalise_minima
 from schedrelax.schedules import POOLED, Schedule
@@ -100,8 +100,6 @@ def _water_fill_with_floor(demand: np.ndarray, capacity: int, floor: np.ndarray)
     return alloc
 
 
-@register("fair", "malleable", "processors split equally among the flows present, then among their ready jobs",
-          paper="000 §1.3, §4")
 def fair_malleable(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """Fair for malleable flows (paper 000 §1.3, §4): max-min fair whole-processor shares among the
     flows present, then among each flow's ready jobs, recomputed at every release and completion.
@@ -112,8 +110,6 @@ def fair_malleable(instance: MalleableInstance, *, solver: str | None = None, se
     return _fair_events(instance, "fair", by_job=False)
 
 
-@register("fair-paper", "malleable", "paper 000 §1.3/§4 reading of Fair [44] (Hadoop Fair Scheduler): every ready "
-          "job an equal share, minimum first, up to its maximum", paper="000 §1.3, §4")
 def fair_paper(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """Fair as paper 000 cites it (§1.3: "allocate the cluster resources as equally as possible
     among *all* the current jobs", Fair [44] being the Hadoop Fair Scheduler): job-level shares.

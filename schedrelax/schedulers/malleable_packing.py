@@ -48,7 +48,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance
 from schedrelax.instances.costs import CostFunction
 from schedrelax.schedules import POOLED, Schedule
@@ -467,8 +467,6 @@ class CostVector:
 # FAIR
 # --------------------------------------------------------------------------------------------
 
-@register("fair-hfs", "malleable", "Hadoop Fair Scheduler allocation: minima, then a water-line, at every event",
-          paper="002 §1, §4")
 def fair_hfs(instance: MalleableInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """FAIR, the allocation layer of the Hadoop Fair Scheduler (paper 002 §1 and §4).
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import MapReduceInstance
 from schedrelax.schedulers.mapreduce_sim import (
     SlotSimulator,
@@ -293,8 +293,6 @@ def _run(name: str, instance: MapReduceInstance, make_policy, model: str | None,
                   info={"model": model_description(instance, model), "slots_simulated": sim.slots, "note": _BOUND_NOTE})
 
 
-@register("asrpt", "mapreduce", "ASRPT: SRPT's Map schedule first, then shortest available work (Algorithm 1)",
-          paper="001 §VI-A, Algorithm 1")
 def asrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
           model: str | None = None, preemptive: bool | None = None) -> Result:
     """ASRPT, paper 001 §VI-A Algorithm 1 (see :class:`ASRPTPolicy`); efficiency ratio 2 in the
@@ -302,8 +300,6 @@ def asrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int |
     return _run("asrpt", instance, lambda relax, _: ASRPTPolicy(relax), model, preemptive)
 
 
-@register("dsrpt", "mapreduce", "DSRPT: SRPT's Map schedule, SRPT's Reduce work one slot later, FCFS",
-          paper="001 §VI-B")
 def dsrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
           model: str | None = None, preemptive: bool | None = None) -> Result:
     """DSRPT, paper 001 §VI-B (see :class:`DSRPTPolicy`); efficiency ratio 2 in the paper's
@@ -311,8 +307,6 @@ def dsrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int |
     return _run("dsrpt", instance, lambda relax, pre: DSRPTPolicy(relax, instance.n_jobs, pre), model, preemptive)
 
 
-@register("fifo", "mapreduce", "jobs in arrival order, slot by slot: Map, then one machine per Reduce task",
-          paper="001 §III, §VII-A")
 def fifo(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
          model: str | None = None, preemptive: bool | None = None) -> Result:
     """FIFO, paper 001 §VII-A ("All the jobs are scheduled in their order of arrival"; the model is
@@ -320,16 +314,12 @@ def fifo(instance: MapReduceInstance, *, solver: str | None = None, seed: int | 
     return _run("fifo", instance, lambda relax, _: FIFOPolicy(), model, preemptive)
 
 
-@register("fair", "mapreduce", "max-min fair shares of the machines among waiting jobs, work-conserving",
-          paper="001 §VII-A")
 def fair(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
          model: str | None = None, preemptive: bool | None = None) -> Result:
     """The Fair scheduler of paper 001 §VII-A: see :class:`FairPolicy`. *model*: see the module docstring."""
     return _run("fair", instance, lambda relax, _: FairPolicy(), model, preemptive)
 
 
-@register("lrpt", "mapreduce", "largest remaining work first (the paper's bad work-conserving baseline)",
-          paper="001 §VII-A")
 def lrpt(instance: MapReduceInstance, *, solver: str | None = None, seed: int | None = None,
          model: str | None = None, preemptive: bool | None = None) -> Result:
     """LRPT, paper 001 §VII-A ("Jobs with larger unfinished workload are always scheduled first"):

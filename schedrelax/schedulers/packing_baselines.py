@@ -18,7 +18,7 @@ import heapq
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import PackingInstance
 from schedrelax.schedulers.list_packing import (
     FIT_TOL,
@@ -75,8 +75,6 @@ def _psrs(instance: PackingInstance, name: str, rank_of) -> Result:
     return Result(algorithm=name, schedule=schedule)
 
 
-@register("psrs", "packing", "PSRS, ours: JOB-level modified Smith ratio shared by a job's tasks, preemptive "
-          "greedy packing per machine (synchronisation-aware)", paper="003 §7 (Schwiegelshohn 2004)")
 def psrs(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """PSRS, Preemptive Smith Ratio Scheduling (Schwiegelshohn 2004), per machine as paper 003 §7
     runs it on the trace's single-machine placement — our synchronisation-aware variant; the
@@ -98,8 +96,6 @@ def psrs(instance: PackingInstance, *, solver: str | None = None, seed: int | No
     return _psrs(instance, "psrs", smith_rank)
 
 
-@register("psrs-paper", "packing", "PSRS, paper's reading: per-TASK Smith ratio w_j/(a p), tasks of a job "
-          "not synchronised, preemptive greedy packing per machine", paper="003 §7, §1.1 (Schwiegelshohn 2004)")
 def psrs_paper(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """PSRS as paper 003 §7 compares against it: "PSRS is a preemptive algorithm for the parallel
     task scheduling problem (see Section 1.1) on a single machine", a problem in which "each job
@@ -444,16 +440,12 @@ def _tetris_result(instance: PackingInstance, name: str, preemptive: bool, remot
                   params={"remote_penalty": remote_penalty, "srpt_weight": srpt_weight})
 
 
-@register("tetris", "packing", "Tetris-p: alignment + weighted SRPT score, re-packed at every event (preemptive)",
-          paper="003 §7 (Grandl et al. 2014)")
 def tetris(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None,
            remote_penalty: float = 0.1, srpt_weight: float = 1.0) -> Result:
     """Tetris-p of paper 003 §7: :func:`tetris_packing` with preemption (no migration)."""
     return _tetris_result(instance, "tetris", True, remote_penalty, srpt_weight)
 
 
-@register("tetris-np", "packing", "Tetris-np: alignment + weighted SRPT score, non-preemptive",
-          paper="003 §7 (Grandl et al. 2014)")
 def tetris_np(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None,
               remote_penalty: float = 0.1, srpt_weight: float = 1.0) -> Result:
     """Tetris-np of paper 003 §7: :func:`tetris_packing` without preemption."""
@@ -648,8 +640,6 @@ def jsq_maxweight(instance: PackingInstance, order: np.ndarray, name: str) -> Re
     return Result(algorithm=name, schedule=schedule)
 
 
-@register("jsq-mw", "packing", "JSQ-MaxWeight, ours: queues filled in job Smith-ratio order, shortest local queue, "
-          "idle room serves the max-weight queue (non-preemptive)", paper="003 §7 (Wang et al. 2016)")
 def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """JSQ-MaxWeight (Wang et al. 2016) as paper 003 §7 runs it: non-preemptive, with packing —
     our variant, whose queues are ordered by priority; the paper's FIFO queues are
@@ -666,9 +656,6 @@ def jsq_mw(instance: PackingInstance, *, solver: str | None = None, seed: int | 
     return jsq_maxweight(instance, np.argsort(smith_rank(instance, machine, ptime)), "jsq-mw")
 
 
-@register("jsq-mw-paper", "packing", "JSQ-MaxWeight, paper's reading: FIFO queues (arrival order), shortest "
-          "local queue, idle room serves the max-weight queue (non-preemptive)",
-          paper="003 §7, §1.1 (Wang et al. 2016)")
 def jsq_mw_paper(instance: PackingInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """JSQ-MaxWeight as paper 003 cites it (Wang et al. 2016, "algorithms based on join-the-shortest-
     queue and max-weight (JSQ-MW) to incorporate data locality in load balancing", §1.1): a model

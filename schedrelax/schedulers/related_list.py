@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from schedrelax.algorithms import Result, register
+from schedrelax.result import Result
 from schedrelax.instances import RelatedInstance
 from schedrelax.schedules import Schedule
 from schedrelax.schedulers.fifo import _successors
@@ -220,8 +220,6 @@ def _component_list(instance: RelatedInstance, key: np.ndarray, component: np.nd
     return topological_order(n, instance.edges, rank[component] * n + np.arange(n))
 
 
-@register("huwf", "related", "High Unit Weight First: MapReduce jobs by weight / execution time, tasks to the "
-          "earliest-finishing machine", paper="004 §VI-B")
 def huwf(instance: RelatedInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """HUWF, the §VI-B baseline of paper 004: "Unit Weight (UW) of a job equals job's weight divided
     by job execution time. Jobs are sorted based on UW in descending order, and map and reduce
@@ -246,8 +244,6 @@ def paper_execution_times(instance: RelatedInstance, component: np.ndarray) -> n
     return data / (instance.mu / instance.n_machines)
 
 
-@register("huwf-paper", "related", "HUWF, 004 §VI-B read as Smith's ratio: MapReduce jobs by weight / "
-          "(total data / mean speed), tasks to the earliest-finishing machine", paper="004 §VI-B")
 def huwf_paper(instance: RelatedInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """HUWF of paper 004 §VI-B with the job's "execution time" read as its total data over the mean
     machine speed: "Unit Weight (UW) of a job equals job's weight divided by job execution time.
@@ -277,8 +273,6 @@ def huwf_paper(instance: RelatedInstance, *, solver: str | None = None, seed: in
     return Result(algorithm="huwf-paper", schedule=list_schedule(instance, order, meta={"algorithm": "huwf-paper"}))
 
 
-@register("tetris", "related", "Tetris: MapReduce jobs by tasks x execution time (smallest first), tasks to the "
-          "earliest-finishing machine", paper="004 §VI-B (Grandl et al. 2014)")
 def tetris(instance: RelatedInstance, *, solver: str | None = None, seed: int | None = None) -> Result:
     """Tetris as paper 004 §VI-B describes it: "resource usage score of a job equals the number of
     tasks (machines) multiplied by job execution time. Jobs are sorted based on resource usage

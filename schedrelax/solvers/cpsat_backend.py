@@ -12,7 +12,6 @@ the variable or row. OR-Tools is imported lazily, so this module loads without i
 
 from __future__ import annotations
 
-import importlib.util
 import math
 import time
 from collections.abc import Mapping, Sequence
@@ -23,8 +22,9 @@ import numpy as np
 import scipy.sparse
 
 from schedrelax._log import solver_log_enabled
-from schedrelax._ortools import cp_model_module
+from schedrelax._ortools import cp_model_module, cpsat_version
 from schedrelax.errors import SolverError
+from schedrelax.solvers.limits import check_limits
 from schedrelax.solvers.result import SolveResult, SolveStatus
 from schedrelax.solvers.standard_form import compile_linear_form, load_values
 
@@ -37,18 +37,6 @@ Measured on the shared 2-core box (benchmarks/exact_reach.py, related n_jobs 4 a
 20, seeds 0-2): with the other core idle, 2 workers proved 1.3-2.3x faster (related seed 0: 8.2 s
 against 18.4 s); with the other core busy, 1 worker was faster (related seed 0: 18.7 s against no
 proof in 20 s; packing seed 0: 4.2 s against 7.5 s). On a quiet machine pass ``threads=2``."""
-
-
-def cpsat_version() -> str | None:
-    """OR-Tools' version (e.g. ``"9.15.6755"``), or None when ``ortools`` does not import or has
-    no CP-SAT. Cheap: the CP-SAT extension itself (about a second to load) loads at the first solve."""
-    try:
-        import ortools
-    except ImportError:
-        return None
-    if importlib.util.find_spec("ortools.sat.python.cp_model") is None:
-        return None
-    return str(ortools.__version__)
 
 
 def engine_name() -> str:
@@ -109,9 +97,6 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
     LIMIT_NO_SOLUTION (a limit before any solution), ERROR (an invalid model; the message is
     CP-SAT's validation error).
     """
-    # lazy: the registry imports this module
-    from schedrelax.solvers.registry import check_limits
-
     check_limits(time_limit, None, threads)
     _check_seed(seed)
     _check_linearization(linearization_level)

@@ -11,44 +11,33 @@ exact ``mip`` of the packing and related families build themselves.
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
-import math
-import numbers
+import shutil
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
-import pyomo.environ as pyo
-from pyomo.common.errors import InfeasibleConstraintException
-from pyomo.core.base.constraint import ConstraintData
-
-from schedrelax.errors import SolverError, SolverNotAvailableError
 from schedrelax._ortools import INSTALL_HINT as CPSAT_INSTALL
-from schedrelax.solvers.cpsat_backend import CpSatBackend, cpsat_version
-from schedrelax.solvers.cvxpy_backend import (
-    CvxpyBackend,
-    cvxpy_installed_solvers,
-    cvxpy_known_solvers,
-    cvxpy_mip_solvers,
-    cvxpy_solver_package,
-    cvxpy_version,
-)
-from schedrelax.solvers.highs_backend import HighsBackend, highs_version
-from schedrelax.solvers.pyomo_backend import (
-    PLUGIN_OPTIONS,
-    PyomoPluginBackend,
-    plugin_available,
-    plugin_version,
-)
+from schedrelax._ortools import cpsat_version
+from schedrelax.errors import SolverNotAvailableError
+from schedrelax.solvers.limits import check_limits
 from schedrelax.solvers.result import SolveResult, SolveStatus
-from schedrelax.solvers.standard_form import active_objective
+
+if TYPE_CHECKING:
+    import pyomo.environ as pyo
+    from pyomo.core.base.constraint import ConstraintData
+
+# Pyomo and the back ends (each imports Pyomo, NumPy, SciPy or a solver) are imported inside the
+# functions that need them: a solver name is checked, and `schedrelax list` lists the solvers,
+# without loading any of them (issue 33).
 
 _INSTALL = {
     "highs": "pip install highspy",
     "glpk": "apt-get install glpk-utils (or conda install -c conda-forge glpk)",
     "cbc": "apt-get install coinor-cbc (or conda install -c conda-forge coincbc)",
-    "gurobi": "install Gurobi with a licence (https://www.gurobi.com) so Pyomo finds it",
-    "cplex": "install IBM ILOG CPLEX so the cplex executable is on PATH",
+    "gurobi": "pip install gurobipy (its bundled licence solves small models only; see https://www.gurobi.com)",
+    "cplex": "IBM ILOG CPLEX, with its cplex executable on PATH",
     "scip": "conda install -c conda-forge scip (the scip executable on PATH)",
     "cvxpy": "pip install cvxpy",
     "cpsat": CPSAT_INSTALL,
@@ -113,10 +102,18 @@ def highs_method(solver: str, method: str) -> str:
     return f"highs:{method}" if solver == "highs" else solver
 
 
+PLUGINS = tuple(_PLUGIN_FEATURES)
+"""The Pyomo solver plugins by name (their options: `pyomo_backend.PLUGIN_OPTIONS`, the same names)."""
+
+_EXECUTABLES = {"glpk": ("glpsol",), "cbc": ("cbc",), "gurobi": ("gurobi.sh",), "cplex": ("cplex",),
+                "scip": ("scip",)}
+"""The executables Pyomo's shell plugins run (gurobi: also the gurobipy package)."""
+
+
 def _kind(name: str) -> str:
     if name == "highs" or (name.startswith("highs:") and name.partition(":")[2] in HIGHS_METHODS):
         return "highs"
-    if name in PLUGIN_OPTIONS:
+    if name in _PLUGIN_FEATURES:
         return "plugin"
     if name == "cvxpy" or name.startswith("cvxpy:"):
         return "cvxpy"
@@ -127,8 +124,10 @@ def _kind(name: str) -> str:
 
 def known_names() -> list[str]:
     """Every name `solve` accepts, cvxpy's solvers written as ``cvxpy:NAME``."""
+    from schedrelax.solvers.cvxpy_backend import cvxpy_known_solvers
+
     return (
-        ["highs", *(f"highs:{m}" for m in HIGHS_METHODS), *PLUGIN_OPTIONS, "cpsat", "cvxpy"]
+        ["highs", *(f"highs:{m}" for m in HIGHS_METHODS), *PLUGINS, "cpsat", "cvxpy"]
         + [f"cvxpy:{s}" for s in (cvxpy_known_solvers() if _cvxpy_importable() else [])]
     )
 
@@ -140,6 +139,8 @@ def _cvxpy_importable() -> bool:
 def _install_hint(name: str) -> str:
     if name in _INSTALL:
         return _INSTALL[name]
+    from schedrelax.solvers.cvxpy_backend import cvxpy_solver_package
+
     solver = name.partition(":")[2].upper()
     package = cvxpy_solver_package(solver)
     if package is not None:
@@ -152,28 +153,72 @@ def _available(name: str) -> bool:
     if kind == "highs":
         return importlib.util.find_spec("highspy") is not None
     if kind == "plugin":
+        from schedrelax.solvers.pyomo_backend import plugin_available
+
         return plugin_available(name)
     if kind == "cpsat":
         return cpsat_version() is not None
     if not _cvxpy_importable():
         return False
+    from schedrelax.solvers.cvxpy_backend import cvxpy_installed_solvers
+
     solver = name.partition(":")[2].upper()
     return not solver or solver in cvxpy_installed_solvers()
 
 
+def _package_version(package: str) -> str | None:
+    try:
+        return importlib.metadata.version(package)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+
+def found_here(name: str) -> str | None:
+    """What makes solver *name* (``highs``, a plugin, ``cpsat`` or ``cvxpy``) usable here, found
+    without importing it or Pyomo: ``"highspy 1.16.0"``, ``"glpsol on PATH"`` ...; None if nothing
+    is found. A quick look (what ``schedrelax list`` shows): :func:`available_solvers` asks each
+    back end itself."""
+    kind = _kind(name)
+    if kind == "highs":
+        version = _package_version("highspy")
+        return None if importlib.util.find_spec("highspy") is None else f"highspy {version or ''}".strip()
+    if kind == "cpsat":
+        version = cpsat_version()
+        return None if version is None else f"OR-Tools {version}"
+    if kind == "plugin":
+        for executable in _EXECUTABLES[name]:
+            if shutil.which(executable):
+                return f"{executable} on PATH"
+        if name == "gurobi" and importlib.util.find_spec("gurobipy") is not None:
+            return f"gurobipy {_package_version('gurobipy') or ''}".strip()
+        return None
+    if name == "cvxpy" and importlib.util.find_spec("cvxpy") is not None:
+        return f"cvxpy {_package_version('cvxpy') or ''}".strip()
+    return None
+
+
 def check_solver(name: object) -> None:
-    """Raise SolverNotAvailableError unless `name` is a known solver installed here."""
+    """Raise SolverNotAvailableError unless `name` is a known solver installed here.
+
+    An unknown name's message lists the solvers installed here (found as :func:`found_here`
+    finds them) and says how many other names are known."""
     kind = _kind(name) if isinstance(name, str) else "unknown"
-    if (
-        kind == "cvxpy"
-        and name != "cvxpy"
-        and _cvxpy_importable()
-        and name.partition(":")[2].upper() not in cvxpy_known_solvers()
-    ):
-        kind = "unknown"
+    if kind == "cvxpy" and name != "cvxpy" and _cvxpy_importable():
+        from schedrelax.solvers.cvxpy_backend import cvxpy_known_solvers
+
+        if name.partition(":")[2].upper() not in cvxpy_known_solvers():
+            kind = "unknown"
     if kind == "unknown":
+        base = ["highs", *PLUGINS, "cpsat", "cvxpy"]
+        here = [n for n in base if found_here(n) is not None]
+        if "highs" in here:
+            here[here.index("highs") + 1:here.index("highs") + 1] = [f"highs:{m}" for m in HIGHS_METHODS]
+        others = len(base) - len([n for n in base if n in here])
+        cvxpy_note = " and cvxpy:SOLVER for a solver cvxpy has" if "cvxpy" in here else ""
         raise SolverNotAvailableError(
-            f"unknown solver {name!r}; known solvers: {', '.join(known_names())}"
+            f"unknown solver {name!r}; installed here: {', '.join(here) or 'none'}{cvxpy_note} "
+            f"({others} other known solvers are not installed: `schedrelax list solvers` names them "
+            "and says how to install each)"
         )
     if not _available(name):
         raise SolverNotAvailableError(
@@ -186,9 +231,14 @@ def available_solvers() -> list[SolverInfo]:
     """Every solver schedrelax knows, whether it is installed here, its version and features.
 
     ``cvxpy:NAME`` is listed for the cvxpy solvers installed here; `solve` also accepts any other
-    solver cvxpy knows, and says how to install it.
+    solver cvxpy knows, and says how to install it. Each back end is asked itself (Pyomo's plugins,
+    cvxpy, HiGHS and OR-Tools are imported).
     """
-    listed = ["highs", *PLUGIN_OPTIONS, "cpsat", "cvxpy"]
+    from schedrelax.solvers.cvxpy_backend import cvxpy_installed_solvers, cvxpy_mip_solvers, cvxpy_version
+    from schedrelax.solvers.highs_backend import highs_version
+    from schedrelax.solvers.pyomo_backend import plugin_version
+
+    listed = ["highs", *PLUGINS, "cpsat", "cvxpy"]
     if _cvxpy_importable():
         listed += [f"cvxpy:{s}" for s in sorted(cvxpy_installed_solvers())]
     infos = []
@@ -215,34 +265,6 @@ def available_solvers() -> list[SolverInfo]:
     return infos
 
 
-def _check_number(param: str, value: object, *, allow_zero: bool = False) -> None:
-    if value is None:
-        return
-    if (
-        isinstance(value, bool)
-        or not isinstance(value, numbers.Real)
-        or not math.isfinite(value)
-        or value < 0
-        or (value == 0 and not allow_zero)
-    ):
-        expected = "a finite number >= 0" if allow_zero else "a positive finite number"
-        raise ValueError(f"{param} must be {expected} or None, got {value!r}")
-
-
-def check_limits(time_limit: object, mip_gap: object, threads: object) -> None:
-    """Raise ValueError naming the parameter and value when a limit is not a valid number.
-
-    time_limit (seconds) must be positive; mip_gap (relative) may be 0, the default behaviour;
-    threads must be a positive integer.
-    """
-    _check_number("time_limit", time_limit)
-    _check_number("mip_gap", mip_gap, allow_zero=True)
-    if threads is not None and (
-        isinstance(threads, bool) or not isinstance(threads, numbers.Integral) or threads < 1
-    ):
-        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
-
-
 def make_backend(
     model: pyo.ConcreteModel,
     solver: str,
@@ -252,6 +274,14 @@ def make_backend(
     options: Mapping[str, object],
 ) -> Backend:
     """Check the arguments (solver name first) and return the back end for `solver`."""
+    import pyomo.environ as pyo
+
+    from schedrelax.solvers.cpsat_backend import CpSatBackend
+    from schedrelax.solvers.cvxpy_backend import CvxpyBackend
+    from schedrelax.solvers.highs_backend import HighsBackend
+    from schedrelax.solvers.pyomo_backend import PyomoPluginBackend
+    from schedrelax.solvers.standard_form import active_objective
+
     check_solver(solver)
     check_limits(time_limit, mip_gap, threads)
     if not isinstance(model, pyo.Block):
@@ -276,6 +306,8 @@ def run_backend(backend: Backend) -> SolveResult:
     Pyomo raises InfeasibleConstraintException while translating such a model (for example
     ``x[1] + x[2] >= 3`` with both variables fixed to 1); it is an outcome, not an error.
     """
+    from pyomo.common.errors import InfeasibleConstraintException
+
     try:
         return backend.solve()
     except InfeasibleConstraintException as exc:

@@ -8,12 +8,16 @@ from dataclasses import dataclass
 from schedrelax.errors import NoOptimalSolutionError
 
 
-class SolveStatus(enum.Enum):
-    """How a solve ended, the same for every back end.
+class SolveStatus(enum.StrEnum):
+    """How a solve ended, the same for every back end; also what an algorithm's
+    :class:`~schedrelax.result.Result` proves (``Result.status``; :data:`Status` is this type).
+
+    A ``str`` enum: ``status == "optimal"`` and ``f"{status}"`` read as its value.
 
     Only ``OPTIMAL`` is a proven optimum: for a MIP, optimal within ``mip_gap`` when one was given
     (with ``mip_gap=None`` schedrelax asks every back end for a zero relative gap); for the
     interior-point back ends of cvxpy (e.g. ``cvxpy:CLARABEL``), optimal to the solver's tolerance.
+    ``HEURISTIC`` is an algorithm's verified schedule with no optimality claim (no solve ends so).
     """
 
     OPTIMAL = "optimal"
@@ -27,11 +31,17 @@ class SolveStatus(enum.Enum):
     #: A limit stopped the solver before it found any feasible solution.
     LIMIT_NO_SOLUTION = "limit reached, no solution"
     ERROR = "error"
+    #: A Result's verified schedule from an approximation or baseline: no optimality claim.
+    HEURISTIC = "heuristic"
 
     @property
     def has_solution(self) -> bool:
         """True when variable values were loaded into the model (OPTIMAL or FEASIBLE)."""
         return self in (SolveStatus.OPTIMAL, SolveStatus.FEASIBLE)
+
+
+Status = SolveStatus
+"""The one status type of solves and of algorithms' results."""
 
 
 @dataclass(frozen=True)

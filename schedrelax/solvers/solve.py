@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pyomo.environ as pyo
 
-from schedrelax._log import logger
+from schedrelax._log import logger, solver_log
 from schedrelax._matrix import MatrixProgram, to_pyomo
 from schedrelax.solvers.highs_backend import HighsProgramBackend
 from schedrelax.solvers.registry import (
@@ -29,6 +29,7 @@ def solve(
     mip_gap: float | None = None,
     threads: int | None = None,
     warm_start: bool = False,
+    tee: bool | None = None,
     **options,
 ) -> SolveResult:
     """Solve a linear Pyomo model (LP or MIP) and load the solution into its variables.
@@ -56,6 +57,9 @@ def solve(
         ``"gurobi"`` and ``"cplex"`` plugins (Pyomo's ``warmstart``); ignored — logged at INFO —
         by ``"glpk"``, ``"scip"`` and ``"cvxpy"``, whose interfaces here take no start. A start
         never changes the answer, only how soon a good incumbent is known.
+    tee:
+        True shows the solver's own log for this call, False hides it; None (default) follows
+        ``schedrelax --solver-log`` / ``SCHEDRELAX_SOLVER_LOG``.
     **options:
         Passed to the back end under its own names (HiGHS option names for ``"highs"``, the
         plugin's options for Pyomo plugins, ``problem.solve`` keywords for cvxpy).
@@ -75,14 +79,15 @@ def solve(
     ValueError
         A limit is not a valid number, or the model has no or several active objectives.
     """
-    backend = make_backend(model, solver, time_limit, mip_gap, threads, options)
-    if warm_start:
-        use_start = getattr(backend, "use_start", None)
-        if use_start is None:
-            _LOG.info("solver %s takes no MIP start here: it starts from scratch", solver)
-        else:
-            use_start()
-    result = run_backend(backend)
+    with solver_log(tee):
+        backend = make_backend(model, solver, time_limit, mip_gap, threads, options)
+        if warm_start:
+            use_start = getattr(backend, "use_start", None)
+            if use_start is None:
+                _LOG.info("solver %s takes no MIP start here: it starts from scratch", solver)
+            else:
+                use_start()
+        result = run_backend(backend)
     _LOG.debug("solve %s with %s: %s, objective %s, bound %s, %.3f s build + %.3f s solve", model.name, solver,
                result.status.value, result.objective, result.best_bound, result.build_seconds, result.solve_seconds)
     return result
@@ -105,7 +110,8 @@ class ProgramSolution:
 
 def solve_program(program: MatrixProgram, solver: str = "highs", time_limit: float | None = None,
                   mip_gap: float | None = None, threads: int | None = None,
-                  basis: tuple[np.ndarray, np.ndarray] | None = None, **options) -> ProgramSolution:
+                  basis: tuple[np.ndarray, np.ndarray] | None = None, tee: bool | None = None,
+                  **options) -> ProgramSolution:
     """Solve a linear program given as arrays (:class:`schedrelax._matrix.MatrixProgram`).
 
     HiGHS (``"highs"``, ``"highs:METHOD"``) gets the arrays directly: no Pyomo objects are built
@@ -119,8 +125,16 @@ def solve_program(program: MatrixProgram, solver: str = "highs", time_limit: flo
     from, e.g. a similar LP's solution read by :func:`schedrelax._matrix.vertex_statuses`: HiGHS
     takes them as an alien basis it completes (:class:`HighsProgramBackend`); the other solvers
     ignore them (logged at INFO). A start changes the time, not the optimum (a different optimal
-    vertex may come back where there are several).
+    vertex may come back where there are several). *tee*: the solver's log for this call, as in
+    :func:`solve`.
     """
+    with solver_log(tee):
+        return _solve_program(program, solver, time_limit, mip_gap, threads, basis, options)
+
+
+def _solve_program(program: MatrixProgram, solver: str, time_limit: float | None, mip_gap: float | None,
+                   threads: int | None, basis: tuple[np.ndarray, np.ndarray] | None,
+                   options: dict) -> ProgramSolution:
     if solver.partition(":")[0] == "highs":
         check_solver(solver)
         check_limits(time_limit, mip_gap, threads)

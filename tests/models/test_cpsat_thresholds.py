@@ -27,7 +27,7 @@ from schedrelax.models.cpsat_related import (
     topological_rank,
     upper_hull_facets,
 )
-from schedrelax.rounding.spc import related_mip
+from schedrelax.rounding.related_exact import related_mip
 from tests.strategies import dag_edges, fuzz_related_instances
 
 # ------------------------------------------------------------------------------ the envelope

@@ -10,13 +10,20 @@ from schedrelax.solvers import available_solvers, solve
 from tests.solvers.conformance import lp_infeasible, lp_max_vertices, mip_knapsack, require_backend
 
 
-def test_unknown_solver_lists_the_known_names():
+def test_unknown_solver_lists_the_installed_names_and_counts_the_others():
     with pytest.raises(SolverNotAvailableError) as error:
         solve(lp_max_vertices(), "hihgs")
     message = str(error.value)
     assert "'hihgs'" in message
-    for known in ("highs", "glpk", "cbc", "cvxpy", "cvxpy:CLARABEL"):
-        assert known in message
+    infos = [info for info in available_solvers() if ":" not in info.name]
+    installed = [info.name for info in infos if info.available]
+    assert f"installed here: {', '.join(installed[:1])}" in message
+    for name in installed:
+        assert name in message
+    for info in infos:
+        if not info.available:
+            assert f"{info.name}," not in message and f" {info.name} " not in message
+    assert f"({len(infos) - len(installed)} other known solvers are not installed" in message
 
 
 def test_unknown_cvxpy_solver_is_unknown():

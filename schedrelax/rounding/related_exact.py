@@ -1,0 +1,95 @@
+"""The exact ``mip`` of the related family (paper 004 §II): the disjunctive MIP, or CP-SAT.
+
+Apart from :mod:`schedrelax.rounding.spc` because it uses both S-PC (its LP-Schedule bound and
+schedule start the search) and the CP-SAT model (:mod:`schedrelax.rounding.cpsat`), which itself
+starts from S-PC's LP order: with the MIP in either module the two would import each other.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from schedrelax.instances import RelatedInstance
+from schedrelax.models.related_mip import (
+    build_related_mip,
+    related_mip_solution,
+    related_mip_start,
+)
+from schedrelax.result import Result
+from schedrelax.rounding.cpsat import related_cpsat
+from schedrelax.rounding.exact import (
+    below,
+    best_start,
+    exact_outcome,
+    exact_solver_options,
+    keep_cheaper,
+    larger_bound,
+)
+from schedrelax.schedulers.related_list import semi_active_schedule
+from schedrelax.schedules import evaluate
+from schedrelax.solvers import solve
+from schedrelax.solvers.result import SolveStatus
+
+
+RELATED_STARTS = ("fifo", "huwf", "tetris", "identical-machine")
+"""The fast algorithms whose best schedule starts the related MIP; S-PC, which the MIP runs anyway
+for its LP-Schedule bound, is a candidate too."""
+
+
+def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int | None = None,
+                time_limit: float | None = None, threads: int | None = None,
+                threshold_rows: bool | None = None) -> Result:
+    """The optimum of paper 004's problem from :func:`schedrelax.models.related_mip.build_related_mip`.
+
+    The schedule keeps the MIP's machines and per-machine order and starts each task as early as
+    allowed (:func:`semi_active_schedule`), which removes the solver's round-off and is never
+    later. ``lower_bound`` is the solver's proven bound (the optimum when the gap is closed);
+    ``info["optimal"]`` says whether it was.
+
+    ``solver="cpsat"``: a CP-SAT model instead (:func:`schedrelax.rounding.cpsat.related_cpsat`;
+    ``seed`` and ``threads`` are CP-SAT's), with its completion-threshold rows unless
+    ``threshold_rows=False`` (a CP-SAT option only: any other solver refuses it). ``threads`` goes
+    to the solver (None: its default).
+    """
+    if threshold_rows is not None and not isinstance(threshold_rows, (bool, np.bool_)):
+        raise ValueError(f"threshold_rows must be True or False, got {threshold_rows!r}")
+    if solver == "cpsat":
+        return related_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed,
+                             thresholds=True if threshold_rows is None else bool(threshold_rows))
+    if threshold_rows is not None:
+        raise ValueError(f"threshold_rows is an option of the CP-SAT model (solver 'cpsat'), not of solver "
+                         f"{solver!r}'s disjunctive MIP; leave it out")
+    # The registry's run verifies and evaluates S-PC's schedule; imported inside the call: the
+    # registry names this module by a string and imports it when it runs.
+    from schedrelax.algorithms import run
+
+    t0 = time.perf_counter()
+    relaxation = run("spc", instance, solver=solver)  # its LP-Schedule bound, and its schedule a candidate
+    start = best_start(instance, RELATED_STARTS, solver=solver)
+    if start is None or relaxation.objective < start.objective:
+        start = relaxation
+    lp_bound = relaxation.lower_bound
+    model = build_related_mip(instance, upper_bound=start.objective, lower_bound=below(lp_bound))
+    warm = related_mip_start(model, instance, start.schedule)
+    t1 = time.perf_counter()
+    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm,
+                **exact_solver_options(solver))
+    if not res.status.has_solution and res.status is not SolveStatus.LIMIT_NO_SOLUTION:
+        res.require_optimal()  # infeasible with a feasible start in hand is a model error: raise
+    solved = None
+    if res.status.has_solution:
+        sol = related_mip_solution(model)
+        order = np.lexsort((np.arange(instance.n_tasks), sol.start))
+        solved = semi_active_schedule(instance, order, sol.machine, meta={"algorithm": "mip"})
+    schedule = keep_cheaper(instance, solved, start)
+    bound, kind = larger_bound(res, relaxation)
+    outcome = exact_outcome(evaluate(instance, schedule).objective,
+                            res.objective if res.objective is not None else float("inf"), bound, res)
+    outcome.update(start=start.algorithm, warm_start=warm, start_objective=start.objective,
+                   relaxation_bound=lp_bound, horizon=model.horizon)
+    return Result(algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind,
+                  guarantee=1.0 if outcome["optimal"] else None,
+                  timings={"start": t1 - t0, "solve": res.solve_seconds, "build": res.build_seconds},
+                  info=outcome)
