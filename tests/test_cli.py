@@ -139,7 +139,7 @@ def test_reproduce_unknown_name_is_a_user_error(tmp_path, capsys):
 
 def test_reproduce_option_of_another_reproduction_is_a_user_error(tmp_path, capsys):
     assert main(["reproduce", "spc", "--swim", "trace.tsv", "--out", str(tmp_path)]) == EXIT_USAGE
-    assert "reproduction 'spc' has no option 'swim'" in capsys.readouterr().err
+    assert "reproduction 'spc' has no parameter 'swim'" in capsys.readouterr().err
 
 
 def test_interrupted_compare_exits_130_and_says_how_to_resume(tmp_path, monkeypatch, capsys):
