@@ -531,7 +531,8 @@ def run(name: str, instance: Instance, *, solver: str = "highs", seed: int | Non
     elapsed = time.perf_counter() - t0
     verify(instance, result.schedule)
     ev = evaluate(instance, result.schedule)
-    timings = {**result.timings, "total": elapsed}
+    # Microseconds: the clock's noise is larger, and a printed dict of timings stays readable.
+    timings = {k: round(v, 6) if isinstance(v, float) else v for k, v in {**result.timings, "total": elapsed}.items()}
     done = replace(result, algorithm=name, objective=ev.objective, evaluation=ev, timings=timings,
                    params={**params, **result.params, "seed": seed, "solver": solver if spec.uses_solver else None})
     done = _drop_refuted_bound(done)

@@ -498,10 +498,11 @@ def _describe(name: str) -> int:
                 continue
             rows = [(p.name, p.type, p.default, algorithms.meaning(spec, p.name)) for p in spec.params]
             _table(["parameter (-p KEY=VALUE)", "type", "default", "meaning"], rows)
-        return 0
     from schedrelax.instances.generate import SETUPS
 
-    if name in SETUPS:
+    if name in SETUPS:  # a setup may share its paper's algorithm's name (flowflex, spc ...): both shown
+        if specs:
+            print()
         setup = SETUPS[name]
         print(f"setup {setup.name} ({setup.family}; {setup.paper}): {setup.description}")
         print(f"  generate {setup.family} --setup {setup.name} -p KEY=VALUE; 'paper' is the paper's size, "
@@ -509,6 +510,7 @@ def _describe(name: str) -> int:
         rows = [(key, type_, paper, str(setup.small_sizes.get(key, "= paper")), text)
                 for key, type_, paper, text in _generator_params(setup.function)]
         _table(["parameter", "type", "paper", "small", "meaning (from the generator's docstring)"], rows)
+    if specs or name in SETUPS:
         return 0
     known = sorted({s.name for s in algorithms.available()})
     raise ValueError(f"list {name}: no algorithm or setup of that name (algorithms: {', '.join(known)}; setups: "
@@ -516,7 +518,8 @@ def _describe(name: str) -> int:
 
 
 def _generator_params(function) -> list[tuple[str, str, str, str]]:
-    """(name, type, default, the first sentence of the docstring naming it) per keyword parameter."""
+    """(name, type, default, the first sentence of the docstring naming it, cut at 110 characters)
+    per keyword parameter; where no sentence names it, where to read about it."""
     import inspect
     import re
 
@@ -526,8 +529,11 @@ def _generator_params(function) -> list[tuple[str, str, str, str]]:
     for key, p in inspect.signature(function).parameters.items():
         if p.kind is not p.KEYWORD_ONLY:
             continue
-        said = next((t for t in sentences if f"``{key}``" in t), "-")
-        out.append((key, str(p.annotation), repr(p.default), said.replace("``", "")))
+        said = next((t for t in sentences if f"``{key}``" in t), None)
+        if said is None:
+            said = f"see help(schedrelax.instances.generate.{function.__name__})"
+        said = said.replace("``", "").lstrip("* ")
+        out.append((key, str(p.annotation), repr(p.default), said if len(said) <= 110 else said[:109] + "…"))
     return out
 
 

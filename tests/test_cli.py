@@ -581,3 +581,9 @@ def test_compare_runs_the_exact_mip_once_per_instance_with_the_first_solver_that
     table = cmp.compare(src, ["fifo", "spc"], ["cvxpy", "highs"], workers=1, progress=False).table
     assert calls == ["cvxpy", "highs"]  # the first did not prove it, so the next one tried
     assert (table["opt"] == 5.0).all() and (table["mip_lb"] == 5.0).all()
+
+
+def test_list_a_name_of_both_an_algorithm_and_a_setup_shows_both(capsys):
+    assert main(["list", "spc"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("spc (related, ") and "\nsetup spc (related; " in out

@@ -27,6 +27,7 @@ def test_result_to_dict_and_to_frame():
     d = r.to_dict()
     assert d["algorithm"] == "fifo" and d["status"] == "heuristic" and d["objective"] == 6.0
     assert d["pieces"] == 1 and d["lower_bound"] is None and d["gap"] is None and "total" in d["timings"]
+    assert all(round(v, 6) == v for v in r.timings.values())  # microseconds, not 17 digits
     json.dumps(d)  # JSON-ready
     frame = r.to_frame()
     assert list(frame.index) == ["fifo"] and frame.index.name == "algorithm"
