@@ -52,15 +52,6 @@ def test_the_reader_sees_lazy_imports(tmp_path):
     assert _imports(module) == {"solvers", "pyomo"}
 
 
-def _known_circle(component: set[str]) -> bool:
-    """The one circle left on this branch: ``experiments.reproduce`` imports ``experiments.papers``
-    (inside a function) so that the reproductions register, ``papers`` imports every paper's module
-    and each of them imports ``reproduce``. Issue 33 gives its removal to the experiments engineer;
-    delete this exception when it is gone."""
-    return ({"schedrelax.experiments.reproduce", "schedrelax.experiments.papers"} <= component
-            and all(m.startswith("schedrelax.experiments.") for m in component))
-
-
 def _module_name(path: Path, root: Path) -> str:
     parts = list(path.relative_to(root).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -155,7 +146,7 @@ def circles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 def test_the_import_graph_has_no_circle():
     found = circles(import_graph(PACKAGE.parent))
-    assert [sorted(c) for c in found if not _known_circle(c)] == []
+    assert [sorted(c) for c in found] == []
 
 
 def test_the_circle_finder_finds_lazy_and_relative_circles_and_skips_type_checking(tmp_path):
