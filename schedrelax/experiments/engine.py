@@ -509,6 +509,10 @@ class Experiment:
         for v in self.all_variations():
             if v.base not in self.settings:
                 raise ValueError(f"{where}: variation {v.name!r} varies unknown setting {v.base!r}")
+        for b in self.bands:
+            unknown_rows = [r for r in b.rows if r not in ids]
+            if unknown_rows:
+                raise ValueError(f"{where}: band {b.param!r} names unknown row {unknown_rows[0]!r}")
         for r in self.rows:
             if r.setting not in self.settings:
                 raise ValueError(f"{where}: row {r.id!r}: unknown setting {r.setting!r}")
