@@ -18,8 +18,8 @@ from schedrelax.errors import (
     InfeasibleScheduleError,
     InstanceError,
     NoOptimalSolutionError,
-    ScheduleError,
     SchedrelaxError,
+    ScheduleError,
     SolverError,
     SolverNotAvailableError,
 )
@@ -33,6 +33,7 @@ _LAZY = {
     "Schedule": "schedrelax.schedules", "evaluate": "schedrelax.schedules", "verify": "schedrelax.schedules",
     # the functions themselves, so that help(sr.solve) and sr.compare's keywords are the real ones
     "solve": "schedrelax.solvers", "compare": "schedrelax.experiments.compare",
+    "bracket": "schedrelax.bracketing", "Bracket": "schedrelax.bracketing",  # not .bracket: the module would shadow it
 }
 _SUBPACKAGES = frozenset({"algorithms", "experiments", "instances", "models", "online", "rounding", "schedulers",
                           "schedules", "solvers"})
@@ -66,7 +67,24 @@ __version__ = _installed_version()
 
 
 __all__ = [
-    "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
-    "Result", "Schedule", "ScheduleError", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
-    "compare", "evaluate", "load", "register", "run", "solve", "verify", "__version__",
+    "AlgorithmError",
+    "Evaluation",
+    "InfeasibleScheduleError",
+    "InstanceError",
+    "NoOptimalSolutionError",
+    "Result",
+    "SchedrelaxError",
+    "Schedule",
+    "ScheduleError",
+    "SolverError",
+    "SolverNotAvailableError",
+    "__version__",
+    "available",
+    "compare",
+    "evaluate",
+    "load",
+    "register",
+    "run",
+    "solve",
+    "verify",
 ]
