@@ -19,8 +19,8 @@ from schedrelax.errors import (
     InfeasibleScheduleError,
     InstanceError,
     NoOptimalSolutionError,
-    ScheduleError,
     SchedrelaxError,
+    ScheduleError,
     SolverError,
     SolverNotAvailableError,
 )
@@ -35,6 +35,7 @@ _LAZY = {
     # the functions themselves, so that help(sr.solve) and sr.compare's keywords are the real ones
     "solve": "schedrelax.solvers", "compare": "schedrelax.experiments.compare",
     "Status": "schedrelax.result", "show_versions": "schedrelax._versions",
+    "bracket": "schedrelax.bracketing", "Bracket": "schedrelax.bracketing",  # not .bracket: the module would shadow it
 }
 _SUBPACKAGES = frozenset({"algorithms", "experiments", "instances", "models", "online", "rounding", "schedulers",
                           "schedules", "solvers"})
@@ -70,5 +71,5 @@ __version__ = _installed_version()
 __all__ = [
     "AlgorithmError", "Evaluation", "InfeasibleScheduleError", "InstanceError", "NoOptimalSolutionError",
     "Result", "Schedule", "ScheduleError", "SchedrelaxError", "SolverError", "SolverNotAvailableError", "available",
-    "Status", "compare", "evaluate", "load", "register", "run", "show_versions", "solve", "verify", "__version__",
+    "Bracket", "Status", "bracket", "compare", "evaluate", "load", "register", "run", "show_versions", "solve", "verify", "__version__",
 ]

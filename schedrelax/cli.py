@@ -84,7 +84,7 @@ class _SubParsers:
     def __init__(self, action: Any):
         self._action = action
 
-    def add_parser(self, name: str, *, help: str, **kwargs: Any) -> argparse.ArgumentParser:  # noqa: A002
+    def add_parser(self, name: str, *, help: str, **kwargs: Any) -> argparse.ArgumentParser:
         parser = self._action.add_parser(name, help=help, description=help[0].upper() + help[1:] + ".", **kwargs)
         _common_options(parser, default=argparse.SUPPRESS)
         return parser
@@ -213,6 +213,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--opt-time-limit", type=_positive, default=30.0, metavar="SECONDS",
                    help="time limit of each exact MIP solve (default 30); an optimum counts only if proven")
     c.add_argument("--no-opt", action="store_true", help="do not run the exact MIP")
+    c.add_argument("--bracket", action="store_true", help="add the columns best_lb, best_ub, alg_best_lb: each "
+                   "instance's bracket (`schedrelax bracket`) in --opt-time-limit seconds")
 
     r = sub.add_parser("reproduce", help="run a paper's experiments: every number with its interval and verdict")
     r.add_argument("name", help="reproduction name, or 'all': every one into OUT/NAME/ with the index OUT/report.md "
@@ -232,6 +234,8 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--google", metavar="PATH",
                    help="reproductions with a Google trace panel: this task_events part (a file, or a folder holding "
                    "one; default: $SCHEDRELAX_GOOGLE_TRACE, else the panel is left out and the report says so)")
+
+    _bracket_parser(sub)
 
     d = sub.add_parser("demo", help="run every algorithm on the bundled example instances")
     d.add_argument("--solver", default="highs", help="solver for algorithms that use one (default: highs)")
@@ -630,7 +634,7 @@ def _cmd_compare(args: argparse.Namespace) -> int:
         main_compare(args.paths, args.family, args.generate, args.seed, args.setup, args.algorithms, args.solvers,
                      args.out, args.resume, args.workers, args.dask, args.time_limit, args.opt_max_jobs, args.no_opt,
                      params=dict(args.param), opt_max_tasks=args.opt_max_tasks, opt_time_limit=args.opt_time_limit,
-                     progress=False if getattr(args, "quiet", False) else None)
+                     progress=False if getattr(args, "quiet", False) else None, bracket=args.bracket)
     except KeyboardInterrupt:
         # The table holds every instance finished so far (written as each one ends).
         saved = f"; the finished cells are in {args.out}: run again with --resume to do the rest" if args.out else ""
@@ -673,8 +677,51 @@ def _cmd_reproduce(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bracket_parser(sub: _SubParsers) -> None:
+    b = sub.add_parser("bracket", help="bracket an instance's optimum: the largest proven lower bound and the "
+                       "cheapest verified schedule found within a time limit")
+    b.add_argument("instance", help="instance JSON file")
+    b.add_argument("--time-limit", type=_positive, default=60.0, metavar="SECONDS",
+                   help="wall time of the whole call, every bound and algorithm included (default 60)")
+    b.add_argument("--threads", type=int, metavar="N", help="CP-SAT workers (default: every available core)")
+    b.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    b.add_argument("--out", "-o", help="write the best schedule as JSON here")
+
+
+def _cmd_bracket(args: argparse.Namespace) -> int:
+    """``schedrelax bracket``: what :func:`schedrelax.bracketing.bracket` found, source by source."""
+    from schedrelax.instances import load
+
+    _writable("--out", args.out)
+    inst = load(args.instance)
+    from schedrelax.bracketing import bracket
+
+    if args.threads is not None and args.threads < 1:
+        raise ValueError(f"--threads must be a positive integer, got {args.threads}")
+    b = bracket(inst, time_limit=args.time_limit, threads=args.threads, seed=args.seed)
+    print(f"bracket of {inst.family} instance ({inst.n_jobs} jobs), {b.problem}:")
+    print(f"  {b.status_line()}")
+    if b.lower_bound is None:
+        print("  lower bound: none proven")
+    else:
+        print(f"  lower bound: {b.lower_bound:.6g} — {b.lower_bound_kind}")
+    print(f"  upper bound: {b.upper_bound:.6g} — verified schedule of {b.upper_bound_kind}")
+    print(f"  time {b.elapsed:.2f} s of {b.time_limit:g} s")
+    for a in b.log:
+        values = "".join(f"  {k} {v:.6g}" for k, v in (("UB", a.upper_bound), ("LB", a.lower_bound)) if v is not None)
+        print(f"    {a.name:22s} {a.seconds:7.2f} s{values}{'  (' + a.note + ')' if a.note else ''}")
+    if args.out:
+        sched = b.schedule
+        meta = {**sched.meta, "algorithm": b.upper_bound_kind, "objective": b.upper_bound,
+                "instance": str(args.instance)}
+        type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
+                    promises=sched.promises, meta=meta).save(args.out)
+        print(f"schedule written to {args.out}")
+    return 0
+
+
 _COMMANDS = {"compare": _cmd_compare, "reproduce": _cmd_reproduce, "solve": _cmd_solve, "generate": _cmd_generate, "convert": _cmd_convert, "verify": _cmd_verify, "schema": _cmd_schema, "list": _cmd_list,
-             "demo": _cmd_demo}
+             "demo": _cmd_demo, "bracket": _cmd_bracket}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -702,7 +749,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         print(f"schedrelax {args.command}: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except Exception as exc:  # noqa: BLE001 - a bug, not bad input: say so in one line, keep the code apart
+    except Exception as exc:
         if args.debug:
             raise
         print(f"schedrelax {args.command}: internal error ({type(exc).__name__}: {_one_line(exc)}); "

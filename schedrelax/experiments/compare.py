@@ -49,20 +49,24 @@ NO_SOLVER = "-"
 COLUMNS = [
     "instance", "family", "n_jobs", "n_tasks", "algorithm", "solver", "status", "reason", "result", "objective",
     "lower_bound", "bound_kind", "opt", "opt_status", "mip_lb", "alg_lb", "alg_opt", "opt_lb", "alg_mip_lb",
-    "guarantee", "within_guarantee", "build_s", "solve_s", "round_s", "total_s", "seed",
+    "guarantee", "within_guarantee", "build_s", "solve_s", "round_s", "total_s", "seed", "best_lb", "best_ub",
+    "alg_best_lb",
 ]
 """``result``: what the algorithm's Result proved (optimal / feasible / heuristic, see
 :attr:`schedrelax.algorithms.Result.status`); ``bound_kind``: what its ``lower_bound`` is;
 ``mip_lb``: the exact algorithm's proven lower bound on OPT for the instance (OPT itself when
 proven; a bound, still valid and often tighter than the relaxation's, when the MIP stopped at its
-limit), and ``alg_mip_lb`` = objective / mip_lb."""
+limit), and ``alg_mip_lb`` = objective / mip_lb. With ``bracket=True``: ``best_lb`` and ``best_ub``, the
+instance's bracket (:func:`schedrelax.bracketing.bracket` in ``opt_time_limit`` seconds: the largest
+proven lower bound, the cheapest verified schedule's cost), and ``alg_best_lb`` = objective / best_lb
+(empty without ``bracket``)."""
 
 INTEGER = ["n_jobs", "n_tasks", "seed"]
 """The integer columns (pandas' nullable ``Int64``: written as ``6``, not ``6.0``; empty where
 missing, e.g. ``n_tasks`` of a family without tasks)."""
 
 FLOAT = ["objective", "lower_bound", "opt", "mip_lb", "alg_lb", "alg_opt", "opt_lb", "alg_mip_lb", "guarantee",
-         "build_s", "solve_s", "round_s", "total_s"]
+         "build_s", "solve_s", "round_s", "total_s", "best_lb", "best_ub", "alg_best_lb"]
 """The float columns (NaN where missing)."""
 
 GRID_FORMAT = "schedrelax-compare-grid"
@@ -116,6 +120,7 @@ class Task:
     opt_max_tasks: int | None = OPT_MAX_TASKS
     opt_time_limit: float | None = OPT_TIME_LIMIT
     known_opt: tuple[tuple[str, float, str, float], ...] = ()
+    bracket: bool = False
 
 
 @dataclass
@@ -263,6 +268,18 @@ def run_task(task: Task) -> list[dict[str, Any]]:
             mip_lb = bound
         if opt == opt or not opt_status.startswith(("not proven", "failed")):
             break
+    best_lb = best_ub = math.nan
+    if task.bracket:
+        from schedrelax.bracketing import bracket
+
+        try:  # one CP-SAT worker: the grid already runs a process per CPU
+            found = bracket(inst, time_limit=task.opt_time_limit or OPT_TIME_LIMIT, threads=1, seed=task.seed)
+            best_lb = math.nan if found.lower_bound is None else found.lower_bound
+            best_ub = found.upper_bound
+        except Exception as exc:  # noqa: BLE001 - no bracket leaves its columns empty; the cells still run
+            from schedrelax._log import logger
+
+            logger(__name__).warning("%s: no bracket (%s: %s)", task.source.name, type(exc).__name__, exc)
     rows = []
     for solver, names in task.groups:
         for name in names:
@@ -275,6 +292,7 @@ def run_task(task: Task) -> list[dict[str, Any]]:
             row["alg_opt"] = _ratio(obj, opt)
             row["opt_lb"] = _ratio(opt, lb)
             row["alg_mip_lb"] = _ratio(obj, mip_lb)
+            row.update(best_lb=best_lb, best_ub=best_ub, alg_best_lb=_ratio(obj, best_lb))
             g = row.get("guarantee")
             # the tolerance of every "optimal" (rounding.exact.COST_MATCH): an optimum proven to it
             # has a guarantee of 1 met to it, not to a stricter 1e-9
@@ -288,7 +306,7 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
          with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS, time_limit: float | None = None,
          seed: int = 0, done: set[tuple[str, str, str]] | None = None, opt_max_tasks: int | None = OPT_MAX_TASKS,
          opt_time_limit: float | None = OPT_TIME_LIMIT,
-         known_opt: dict[str, dict[str, tuple[float, str, float]]] | None = None) -> list[Task]:
+         known_opt: dict[str, dict[str, tuple[float, str, float]]] | None = None, bracket: bool = False) -> list[Task]:
     """The tasks of a grid: per instance, the solver-using algorithms once per solver, the others
     once. Cells in *done* are left out; an instance whose cells are all done gives no task.
     *known_opt* maps instance -> solver -> (opt, opt_status, mip_lb) already computed (by a run being
@@ -309,7 +327,7 @@ def plan(sources: Sequence[InstanceSource], algorithms_: Sequence[str] | None, s
             known = tuple((s, v, st, b) for s, (v, st, b) in (known_opt or {}).get(src.name, {}).items()
                           if s in solvers)
             tasks.append(Task(src, tuple(solvers), tuple(groups), with_opt, opt_max_jobs, time_limit, seed,
-                              opt_max_tasks, opt_time_limit, known))
+                              opt_max_tasks, opt_time_limit, known, bracket))
     return tasks
 
 
@@ -351,7 +369,7 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
             workers: int | None = None, dask: Any = None, with_opt: bool = True, opt_max_jobs: int = OPT_MAX_JOBS,
             time_limit: float | None = None, seed: int = 0, plots: bool = True,
             progress: bool | None = None, opt_max_tasks: int | None = OPT_MAX_TASKS,
-            opt_time_limit: float | None = OPT_TIME_LIMIT) -> CompareResult:
+            opt_time_limit: float | None = OPT_TIME_LIMIT, bracket: bool = False) -> CompareResult:
     """Run the grid and return (and, with *out*, write) the table and its summary.
 
     *out* names the table file (``.csv``; a Parquet copy is written beside it when pyarrow is
@@ -364,7 +382,8 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
     algorithms, *opt_time_limit* to each exact MIP solve (the OPT column); the MIP runs only on
     instances with at most *opt_max_jobs* jobs and (packing, related) at most *opt_max_tasks*
     tasks (None: no task limit). *progress*: a progress bar on stderr (None: only when stderr
-    is a terminal).
+    is a terminal). *bracket*: fill the columns best_lb, best_ub and alg_best_lb (one bracket per
+    instance, in *opt_time_limit* seconds).
     """
     out_path = Path(out) if out is not None else None
     if resume and out_path is None:
@@ -388,7 +407,7 @@ def compare(sources: Sequence[InstanceSource], algorithms: Sequence[str] | None 
         known_opt = _known_opts(previous)
     tasks = plan(sources, algorithms, solvers, with_opt=with_opt, opt_max_jobs=opt_max_jobs,
                  time_limit=time_limit, seed=seed, done=done, opt_max_tasks=opt_max_tasks,
-                 opt_time_limit=opt_time_limit, known_opt=known_opt)
+                 opt_time_limit=opt_time_limit, known_opt=known_opt, bracket=bracket)
 
     files: list[Path] = []
     if out_path is not None:
@@ -725,7 +744,7 @@ def main_compare(paths: Sequence[str], family: str | None, generate: int | None,
                  dask: str | None, time_limit: float | None, opt_max_jobs: int, no_opt: bool,
                  echo: Callable[[str], None] = print, *, params: dict[str, Any] | None = None,
                  opt_max_tasks: int | None = OPT_MAX_TASKS, opt_time_limit: float | None = OPT_TIME_LIMIT,
-                 progress: bool | None = None) -> CompareResult:
+                 progress: bool | None = None, bracket: bool = False) -> CompareResult:
     """What ``schedrelax compare`` does, given its parsed options (*params*: generator
     parameters, ``--param``; *progress*: a progress bar on stderr, None: only when stderr is a
     terminal)."""
@@ -747,7 +766,8 @@ def main_compare(paths: Sequence[str], family: str | None, generate: int | None,
     solver_list = [s.strip() for s in solvers.split(",") if s.strip()]
     result = compare(sources, algos, solver_list, out=out, resume=resume, workers=workers, dask=dask,
                      with_opt=not no_opt, opt_max_jobs=opt_max_jobs, time_limit=time_limit, seed=seed,
-                     opt_max_tasks=opt_max_tasks, opt_time_limit=opt_time_limit, progress=progress)
+                     opt_max_tasks=opt_max_tasks, opt_time_limit=opt_time_limit, progress=progress,
+                     bracket=bracket)
     echo(format_summary(result.summary))
     other_vertex = other_vertex_cells(result.table)
     if other_vertex:

@@ -28,6 +28,7 @@ cases); the result is ``optimal`` only when the returned schedule's own cost mee
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -37,7 +38,6 @@ from schedrelax.errors import AlgorithmError, SolverError
 from schedrelax.instances import PackingInstance, RelatedInstance
 from schedrelax.rounding.exact import exact_outcome
 from schedrelax.schedules import Schedule, evaluate, verify
-from schedrelax.solvers.cpsat_backend import DEFAULT_THREADS
 from schedrelax.solvers.result import SolveStatus
 
 START_ALGORITHMS = {"packing": ("fifo", "tetris-np", "jsq-mw"), "related": ("fifo", "huwf", "tetris")}
@@ -45,6 +45,15 @@ START_ALGORITHMS = {"packing": ("fifo", "tetris-np", "jsq-mw"), "related": ("fif
 
 FIT_TOL = 1e-9
 """Relative slack of the float rebuild's capacity test (sums of float demands), as list packing's."""
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the system tells it, else the
+    machine's count): CP-SAT's workers when ``threads`` is None."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no sched_getaffinity (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
 
 
 def best_start(instance, seed: int | None = 0) -> tuple[str, Schedule, float, dict[str, float]]:
@@ -65,45 +74,133 @@ def best_start(instance, seed: int | None = 0) -> tuple[str, Schedule, float, di
 
 
 def _check_threads(threads: object) -> int:
+    """CP-SAT's workers: *threads*, or every available core when None (:func:`available_cores`;
+    issue 32 measured a second worker at packing 40 finding schedules 14-17 % cheaper in the same
+    60 s). ``threads=1`` is deterministic for a given seed."""
     if threads is None:
-        return DEFAULT_THREADS
+        return available_cores()
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
         raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
     return int(threads)
 
 
-BOUND_TERMS_PER_SECOND = 250_000
+LP_MIN_TASKS = {"packing": 35, "related": 0}
+"""With ``use_lp=None`` the LP bound (and, for related, S-PC's start) is computed only on
+instances of at least this many tasks. Measured with one worker, 60 s, on the reach benchmark's
+instances (seeds 0-4, the 2-core machine shared): packing 10-20 jobs (10-32 tasks) were proven
+by CP-SAT alone in 0.05-0.17 s at 10-15 jobs (0.6-4.1 s with the LP, which took 0.6-3.3 s) and
+in 0.4-23 s at 20 jobs (3.3-31 s with it): 15 of 15 faster without. At 30 jobs (38-46 tasks)
+nothing is proven in 30 s and the LP raises the bound (seed 1: 266 against 254). Related:
+LP-Schedule takes 0.03-0.16 s and the proofs at n_jobs 3-4 were as fast with it as without
+(0.4-7.3 s against 0.4-5.8 s, noise both ways), so it stays."""
+
+LP_SHARE = 0.5
+"""Most of the time left that the LP bound may take (its solver's time limit): the rest is
+CP-SAT's, which also raises the bound."""
+
+SOLVE_RESERVE = 0.02
+"""Share of the time limit kept after CP-SAT's solve for mapping its solution back to a schedule
+and verifying it, so the whole call ends within the limit."""
+
+MIN_SOLVE_SECONDS = 0.05
+"""CP-SAT's time limit when the start and the LP have used the budget up: it still maps the
+start into the model (its hint) and reports a bound."""
+
+
+class _Budget:
+    """The time limit of a whole exact call (start schedules, LP bound, build, solve and rebuild
+    count against it, issue 32: the LP phase used to come on top of CP-SAT's limit, and 60 s calls
+    ran 64-73 s). None: no limit."""
+
+    def __init__(self, time_limit: float | None):
+        self.t0 = time.perf_counter()
+        self.time_limit = time_limit
+
+    def left(self, share: float = 1.0) -> float | None:
+        """*share* of the seconds left (at least :data:`MIN_SOLVE_SECONDS`), None without a limit."""
+        if self.time_limit is None:
+            return None
+        return max(MIN_SOLVE_SECONDS, share * (self.t0 + self.time_limit - time.perf_counter()))
+
+    def for_solve(self) -> float | None:
+        """CP-SAT's time limit: what is left less :data:`SOLVE_RESERVE` of the limit."""
+        if self.time_limit is None:
+            return None
+        end = self.t0 + self.time_limit * (1.0 - SOLVE_RESERVE)
+        return max(MIN_SOLVE_SECONDS, end - time.perf_counter())
+
+
+def _given_start(instance, start: Result) -> tuple[str, Schedule, float, dict[str, float]]:
+    """A caller's start Result as :func:`best_start`'s tuple, verified on *instance* and costed
+    afresh (a packing start must promise ``non_preemptive``: the model's schedules do)."""
+    if instance.family == "packing" and "non_preemptive" not in start.schedule.promises:
+        raise ValueError(f"cpsat: the start schedule of {start.algorithm!r} is preemptive; the CP-SAT packing model "
+                         "is non-preemptive, so it needs a schedule that promises non_preemptive")
+    verify(instance, start.schedule)
+    cost = evaluate(instance, start.schedule).objective
+    return start.algorithm, start.schedule, cost, {start.algorithm: cost}
+
+
+BOUND_TERMS_PER_SECOND = 100_000
 """The time-indexed LP bound is built only if its capacity rows hold at most this many terms per
-second of the time limit: Pyomo builds and compiles about 10^6 terms a second on a 2-core machine
-(3.9 M terms: 1.5 s to build, 2.3 s to compile, 1.0 s to solve), so the bound takes at most about
-a quarter of the budget; otherwise LP2 (and LP3) give the bound. No time limit: no such cap."""
+second of its time share (:data:`LP_SHARE` of the time left); otherwise LP2 (and LP3) give the
+bound. Built as arrays and solved by HiGHS's simplex (:func:`~schedrelax.models.packing_ti_lp.
+ti_lp_program`), 0.55 M terms (packing 30 jobs) took 3-9 s and 1.05 M (40 jobs) 15-32 s on the
+shared 2-core machine at load 9; IPM took 32 and 84 s. No time limit: no such cap."""
+
+
+LP_MAX_TERMS = 600_000
+"""Above this many capacity terms the time-indexed bound comes from the Lagrangian
+(:func:`~schedrelax.models.packing_lagrangian.lagrangian_bound`) instead of the LP: on the shared
+2-core machine at load 9-17, packing 30 jobs (0.55 M terms) gave the LP 317.02 in 3-13 s and the
+Lagrangian 317.05 in 10 s; packing 40 (1.05 M terms) did not finish its LP in 28 s (15-32 s when it
+did: 465.71), while the Lagrangian, a valid bound at every step, reached 465.02 in 20 s."""
 
 
 def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
                       time_limit: float | None) -> tuple[float | None, str | None]:
-    """A lower bound on *instance*'s optimum and its name: the LP relaxation of the exact
-    time-indexed MIP (:func:`~schedrelax.models.packing_mip.build_nonpreemptive_mip`, capped by
-    *upper_bound*, the cost of a feasible schedule), measured several times stronger than LP2 on
-    the synchpack setup; where that model cannot be built (times off a small grid, too many slots,
-    more capacity terms than :data:`BOUND_TERMS_PER_SECOND` allows in *time_limit*),
-    LP2's optimum and LP3's when every task has one usable machine. (None, None) if none solved."""
-    import pyomo.environ as pyo
-
-    from schedrelax.models.packing_mip import build_nonpreemptive_mip
-    from schedrelax.models.synchpack_lp import dedicated_machine, lp2_program, lp3_program
-    from schedrelax.solvers import solve, solve_program
+    """A lower bound on *instance*'s optimum and its name: the time-indexed MIP's LP relaxation
+    (:func:`~schedrelax.models.packing_ti_lp.ti_lp_program`, windows capped by *upper_bound*, the
+    cost of a feasible schedule), measured several times stronger than LP2 on the synchpack setup,
+    up to :data:`LP_MAX_TERMS` capacity terms (and :data:`BOUND_TERMS_PER_SECOND` a second of
+    *time_limit*); above, the Lagrangian bound of the same model in *time_limit*
+    (:func:`~schedrelax.models.packing_lagrangian.lagrangian_bound`, lowered by
+    :data:`~schedrelax.rounding.exact.BOUND_SLACK` for its float sums). Where neither gives a
+    bound (times off a small grid, too many slots, no time), LP2's optimum and LP3's when every
+    task has one usable machine. (None, None) if none solved."""
+    from schedrelax.models.packing_lagrangian import lagrangian_bound
+    from schedrelax.models.packing_ti_lp import capacity_terms, ti_lp_program
+    from schedrelax.models.synchpack_lp import (
+        dedicated_machine,
+        lp2_program,
+        lp3_program,
+    )
+    from schedrelax.rounding.exact import below
+    from schedrelax.solvers import solve_program
 
     try:
-        model = build_nonpreemptive_mip(instance, upper_bound=upper_bound, max_terms=None if time_limit is None
-                                        else int(BOUND_TERMS_PER_SECOND * time_limit))
+        terms = capacity_terms(instance, upper_bound)
     except AlgorithmError:
-        model = None
-    if model is not None:
-        pyo.TransformationFactory("core.relax_integer_vars").apply_to(model)
-        res = solve(model, "highs", time_limit=time_limit)
-        if res.is_optimal:
-            return float(res.objective), "time-indexed MIP's LP relaxation (paper 003 §2)"
+        terms = None
+    if terms is not None and terms <= LP_MAX_TERMS:
+        try:
+            program = ti_lp_program(instance, upper_bound=upper_bound, max_terms=None if time_limit is None
+                                    else int(BOUND_TERMS_PER_SECOND * time_limit))
+        except AlgorithmError:
+            program = None
+        if program is not None:
+            res = solve_program(program, "highs", time_limit=time_limit).result
+            if res.is_optimal:
+                return float(res.objective), "time-indexed MIP's LP relaxation (paper 003 §2)"
     found: list[tuple[float, str]] = []
+    if terms is not None and terms > LP_MAX_TERMS:
+        t0 = time.perf_counter()
+        lagr = lagrangian_bound(instance, upper_bound, time_limit=LAGRANGIAN_SECONDS if time_limit is None
+                                else time_limit)
+        kind = f"Lagrangian bound of the time-indexed MIP (capacity rows priced, {lagr.iterations} subgradient steps)"
+        found.append((below(lagr.bound), kind))
+        if time_limit is not None:
+            time_limit = max(0.05, time_limit - (time.perf_counter() - t0))
     res = solve_program(lp2_program(instance), "highs", time_limit=time_limit).result
     if res.is_optimal:
         found.append((float(res.objective), "LP2 optimum (paper 003 §4)"))
@@ -114,6 +211,10 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
     if not found:
         return None, None
     return max(found)
+
+
+LAGRANGIAN_SECONDS = 60.0
+"""The Lagrangian's time without a time limit (it stops earlier once its steps stall)."""
 
 
 def _outcome(instance, schedule: Schedule, start: tuple, built, run, timings: dict, params: dict,
@@ -134,10 +235,15 @@ def _outcome(instance, schedule: Schedule, start: tuple, built, run, timings: di
         schedule, cost, source = start_schedule, start_cost, f"start ({start_name})"
     bound = scaling.to_instance(res.best_bound) if res.best_bound is not None else None
     mip_objective = res.objective / scaling.objective_factor if res.objective is not None else float("nan")
-    outcome = exact_outcome(cost, mip_objective, bound, res)
     kind = "CP-SAT best bound" + ("" if scaling.exact else " of the rounded-down model (scaled back)")
     if built.lower_limit is not None and res.best_bound is not None and res.best_bound <= built.lower_limit:
         kind += f", from {extra.get('lp_bound_kind') or 'the relaxation'}"
+    lp_bound = extra.get("lp_bound")
+    if lp_bound is not None and (bound is None or lp_bound > bound):
+        # CP-SAT stopped before its bound reached the relaxation's (a budget the start and the LP
+        # used up: measured at related n_jobs 8, bound 0 after 9.6 s at load 17); both are valid.
+        bound, kind = lp_bound, extra.get("lp_bound_kind") or "the relaxation's optimum"
+    outcome = exact_outcome(cost, mip_objective, bound, res)
     return Result(
         algorithm="mip", schedule=schedule, lower_bound=bound, bound_kind=kind if bound is not None else None,
         guarantee=1.0 if outcome["optimal"] else None, timings=timings, params=params,
@@ -148,9 +254,13 @@ def _outcome(instance, schedule: Schedule, start: tuple, built, run, timings: di
 
 
 def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0, threads: int | None = None,
-                  seed: int | None = None, use_lp: bool = True) -> Result:
+                  seed: int | None = None, use_lp: bool | None = None, start: Result | None = None) -> Result:
     """The packing ``mip`` with CP-SAT (non-preemptive PRP||Σ w_j C_j; see the module docstring).
-    *use_lp* False skips the LP bound (for measuring what it brings)."""
+
+    *time_limit* bounds the whole call (start, LP bound, build, solve: :class:`_Budget`).
+    *use_lp* None decides by size (:data:`LP_MIN_TASKS`), False skips the LP bound, True keeps it.
+    *start*, a verified non-preemptive Result, replaces the start schedulers' best (:func:`sr.bracket
+    <schedrelax.bracket.bracket>` passes the best schedule it found)."""
     from schedrelax.models.cpsat_packing import (
         build_cpsat_packing,
         job_order_by_start,
@@ -164,19 +274,21 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     from schedrelax.solvers.cpsat_backend import solve_cpsat
 
     workers = _check_threads(threads)
-    t0 = time.perf_counter()
-    start = best_start(instance, seed)
+    budget = _Budget(time_limit)
+    t0 = budget.t0
+    start = _given_start(instance, start) if start is not None else best_start(instance, seed)
     t1 = time.perf_counter()
     data = packing_int_data(instance, start[2])
     lp_bound = lp_kind = None
-    relaxed = relaxed_packing_instance(instance, data) if use_lp else None
+    with_lp = instance.n_tasks >= LP_MIN_TASKS["packing"] if use_lp is None else bool(use_lp)
+    relaxed = relaxed_packing_instance(instance, data) if with_lp else None
     if relaxed is not None:
-        lp_bound, lp_kind = _packing_lp_bound(relaxed, start[2], time_limit)
+        lp_bound, lp_kind = _packing_lp_bound(relaxed, start[2], budget.left(LP_SHARE))
     t2 = time.perf_counter()
     built = build_cpsat_packing(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling))
     t3 = time.perf_counter()
-    run = solve_cpsat(built.model, time_limit=time_limit, threads=workers, seed=seed, build_seconds=t3 - t2)
+    run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2)
     t4 = time.perf_counter()
     if run.result.status.has_solution:
         # data's pairs are usable_pairs(instance) in order
@@ -202,7 +314,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
                "rebuild": t5 - t4}
     return _outcome(instance, schedule, start, built, run, timings,
                     {"time_limit": time_limit, "threads": workers, "seed": seed},
-                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind})
+                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "lp_used": with_lp})
 
 
 RELATED_LINEARIZATION = 2
@@ -214,10 +326,13 @@ unproven seeds' bounds higher (seed 0: 420.8 against 408.7; seed 1: 401.7 agains
 
 
 def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None, threads: int | None = None,
-                  seed: int | None = None, use_lp: bool = True, thresholds: bool = True) -> Result:
-    """The related ``mip`` with CP-SAT (see the module docstring). *use_lp* False skips
-    LP-Schedule (its bound and S-PC's start); *thresholds* False leaves out the completion-threshold
-    rows (for measuring what they bring). CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
+                  seed: int | None = None, use_lp: bool | None = None, thresholds: bool = True,
+                  start: Result | None = None) -> Result:
+    """The related ``mip`` with CP-SAT (see the module docstring). *time_limit* bounds the whole
+    call (:class:`_Budget`). *use_lp* False skips LP-Schedule (its bound and S-PC's start), None
+    decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out the completion-threshold
+    rows (for measuring what they bring); *start*, a verified Result, replaces the start
+    schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
     from schedrelax.models.cpsat_packing import model_lower_limit
     from schedrelax.models.cpsat_related import (
         build_cpsat_related,
@@ -230,12 +345,14 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     from schedrelax.solvers.cpsat_backend import solve_cpsat
 
     workers = _check_threads(threads)
-    t0 = time.perf_counter()
-    start = best_start(instance, seed)
+    budget = _Budget(time_limit)
+    t0 = budget.t0
+    start = _given_start(instance, start) if start is not None else best_start(instance, seed)
     t1 = time.perf_counter()
     lp_bound = lp_kind = None
+    use_lp = instance.n_tasks >= LP_MIN_TASKS["related"] if use_lp is None else bool(use_lp)
     if use_lp:
-        lp = solve_lp_schedule(instance, "highs", time_limit=time_limit)
+        lp = solve_lp_schedule(instance, "highs", time_limit=budget.left(LP_SHARE))
         spc_schedule = list_schedule(instance, lp_order(instance, lp.solution.C), meta={"algorithm": "spc"})
         verify(instance, spc_schedule)
         spc_cost = evaluate(instance, spc_schedule).objective
@@ -245,13 +362,13 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     data = related_int_data(instance, start[2])
     relaxed = relaxed_related_instance(instance, data) if use_lp else None
     if relaxed is not None:
-        lp_bound = solve_lp_schedule(relaxed, "highs", time_limit=time_limit).lower_bound
+        lp_bound = solve_lp_schedule(relaxed, "highs", time_limit=budget.left(LP_SHARE)).lower_bound
         lp_kind = None if lp_bound is None else "LP-Schedule optimum (paper 004 §III)"
     t2 = time.perf_counter()
     built = build_cpsat_related(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling), thresholds=thresholds)
     t3 = time.perf_counter()
-    run = solve_cpsat(built.model, time_limit=time_limit, threads=workers, seed=seed, build_seconds=t3 - t2,
+    run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
                       linearization_level=RELATED_LINEARIZATION)
     t4 = time.perf_counter()
     if run.result.status.has_solution:
@@ -265,5 +382,6 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
                "rebuild": t5 - t4}
     return _outcome(instance, schedule, start, built, run, timings,
                     {"time_limit": time_limit, "threads": workers, "seed": seed, "thresholds": thresholds},
-                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "linearization_level": RELATED_LINEARIZATION,
+                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "lp_used": use_lp,
+                     "linearization_level": RELATED_LINEARIZATION,
                      "threshold_literals": built.threshold_literals, "threshold_rows": built.threshold_rows})
