@@ -23,6 +23,20 @@ What it does, in one run:
    instance written out as explicit lists (the only form it reads), else this code on the
    written-out instance.
 
+4. Prints each algorithm's CPU seconds over fifo's, before and after, in the same run: on a
+   machine shared with others the load moves wall time between runs far more than CPU time.
+   ``--before-reads compressed`` gives the ``--before`` code the compressed instance itself (code
+   from after compressed placement).
+
+Issue 32 item 4 (``--placement local --algorithms fifo,tetris-np,tetris --before-reads
+compressed``, before = commit 47d9c15; 300 jobs, 4,433 tasks, 5,000 machines; the machine shared
+by several engineers, load 15-20 on its 2 cores, so wall seconds are mostly waiting)::
+
+    | algorithm | before s | after s | before / fifo (CPU) | after / fifo (CPU) |
+    | fifo      |    4.5   |    5.7  |   1.0               |   1.0              |
+    | tetris-np |  366.4   |   40.5  |  42.9               |   9.2              |
+    | tetris    |  235.6   |   33.2  |  85.0               |   9.4              |
+
 Not a test: run by hand, e.g.
 
     python benchmarks/cluster_scale.py --before /tmp/old --timeout 300

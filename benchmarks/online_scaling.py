@@ -43,6 +43,8 @@ schedrelax.online.simulate): on 39 consecutive 300-job re-plans 0.70 s of cold d
 from __future__ import annotations
 
 import argparse
+import multiprocessing
+import resource
 import time
 
 import numpy as np
@@ -69,6 +71,7 @@ def instance(n: int) -> PackingInstance:
 
 def measure(name: str, n: int) -> dict[str, float]:
     inst = instance(n)
+    before_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     t0, c0 = time.perf_counter(), time.process_time()
     r = run(f"online:{name}", inst, params={"bound": False})
     total, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -77,7 +80,14 @@ def measure(name: str, n: int) -> dict[str, float]:
             "plan_per_event": r.info["planning_seconds"] / events,
             "plan_cpu_per_event": r.info["planning_cpu_seconds"] / events,
             "other_cpu_per_event": (cpu - r.info["planning_cpu_seconds"]) / events,
-            "sub_jobs": r.info["sub_instance_jobs_mean"]}
+            "sub_jobs": r.info["sub_instance_jobs_mean"], "instance_mb": before_mb,
+            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+
+
+def measure_alone(name: str, n: int) -> dict[str, float]:
+    """:func:`measure` in a fresh process, so that its peak RSS is this run's own."""
+    with multiprocessing.get_context("spawn").Pool(1) as pool:
+        return pool.apply(measure, (name, n))
 
 
 def slope(x: list[float], y: list[float]) -> float:
@@ -89,18 +99,26 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[1000, 3000])
     ap.add_argument("--algorithms", nargs="+", default=["fifo", "synchpack3"])
+    ap.add_argument("--memory", action="store_true",
+                    help="each run in a fresh process: its peak RSS (MB), the instance's alone, and the peak "
+                         "over the first algorithm's at the same size")
     args = ap.parse_args()
     print(f"{'algorithm':11s} {'jobs':>6s} {'tasks':>6s} {'wall s':>7s} {'cpu s':>7s} {'cpu x1st':>8s} "
-          f"{'replans':>7s} {'plan ms/ev':>10s} {'plan cpu ms/ev':>14s} {'other cpu ms/ev':>15s} {'sub jobs':>8s}")
+          f"{'replans':>7s} {'plan ms/ev':>10s} {'plan cpu ms/ev':>14s} {'other cpu ms/ev':>15s} {'sub jobs':>8s}"
+          + (f" {'peak MB':>8s} {'inst MB':>8s} {'peak x1st alg':>13s}" if args.memory else ""))
+    first: dict[int, dict] = {}
     for name in args.algorithms:
         rows = []
         for n in args.sizes:
-            m = measure(name, n)
+            m = measure_alone(name, n) if args.memory else measure(name, n)
+            first.setdefault(n, m)
             rows.append(m)
             print(f"{name:11s} {n:6d} {m['tasks']:6d} {m['total']:7.1f} {m['cpu']:7.1f} "
                   f"{m['cpu'] / rows[0]['cpu']:8.2f} {m['replans']:7d} {1e3 * m['plan_per_event']:10.2f} "
                   f"{1e3 * m['plan_cpu_per_event']:14.2f} {1e3 * m['other_cpu_per_event']:15.2f} "
-                  f"{m['sub_jobs']:8.1f}", flush=True)
+                  f"{m['sub_jobs']:8.1f}"
+                  + (f" {m['peak_mb']:8.0f} {m['instance_mb']:8.0f} {m['peak_mb'] / first[n]['peak_mb']:13.2f}"
+                     if args.memory else ""), flush=True)
         if len(rows) > 1:
             x = [r["jobs"] for r in rows]
             print(f"{name:11s} growth exponent (log-log slope vs jobs): CPU total "

@@ -301,6 +301,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         g0 = np.flatnonzero(act & (home < 0) & ruled)
         levels, level_of = np.unique(demand[g0], return_inverse=True)
         eligible0 = [cap >= demand[g0] for _, cap in classes]
+        every0 = [bool(e.all()) for e in eligible0]  # then it holds for every task left too
         sorted_free = [np.sort(free[members]) for members, _ in classes]
         ranked = [sorted(zip((-free[members]).tolist(), members.tolist())) for members, _ in classes]
         while True:
@@ -323,15 +324,23 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 count = -x_count[g]
                 share = -x_cap[g]
                 level = level_of[sub]
+                g_demand = demand[g]
                 for c, (members, cap) in enumerate(classes):
                     eligible = eligible0[c][sub]
-                    if not eligible.any():
+                    if not every0[c] and not eligible.any():
                         continue
                     fs = sorted_free[c]
                     above = np.concatenate((np.cumsum(fs[::-1])[::-1], [0.0]))
-                    at = np.searchsorted(fs + FIT_TOL * max(1.0, cap), levels, side="left")[level]
-                    count = count + np.where(eligible, len(members) - at, 0)
-                    share = share + np.where(eligible, above[at] / cap ** 2, 0.0)
+                    # Per demand level, then spread to the tasks (the same values).
+                    at = np.searchsorted(fs + FIT_TOL * max(1.0, cap), levels, side="left")
+                    rooms = (len(members) - at)[level]
+                    room_share = (above[at] / cap ** 2)[level]
+                    if every0[c]:
+                        count = count + rooms
+                        share = share + room_share
+                    else:
+                        count = count + np.where(eligible, rooms, 0)
+                        share = share + np.where(eligible, room_share, 0.0)
                     # The class's best machine for each task: most free room, lowest index, not
                     # named. The first is every task's choice but for the few that name it (its
                     # pairs); they take the next one they do not name (a task names at most
@@ -344,10 +353,10 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                             mine_named = set(named[u].tolist())
                             choice[j] = next((m for m in first[1:] if m not in mine_named), -1)
                     has = eligible & (choice >= 0)
-                    has &= demand[g] <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
+                    has &= g_demand <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
                     tg, tm = g[has], choice[has]
                     et.append(tg), em.append(tm)
-                    ea.append(demand[tg] / caps[tm] * free[tm] / caps[tm] * other_pen[tg])
+                    ea.append(g_demand[has] / caps[tm] * free[tm] / caps[tm] * other_pen[tg])
                 n += int(count.sum())
                 s_align += float((demand_pen[g] * share).sum())
                 s_q += float((task_q[g] * count).sum())

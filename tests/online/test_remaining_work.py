@@ -122,3 +122,47 @@ def test_remaining_work_refuses_an_earlier_time():
     assert work.at(1.0) is not None
     with pytest.raises(ValueError, match="now 0.5 is before the time asked before"):
         work.at(0.5)
+
+
+def test_committed_joins_a_piece_into_the_run_it_continues_by_hand():
+    # Tasks: job 0 has tasks 0, 1; job 1 has task 0 (global 2).
+    done = Committed(np.array([0, 2, 3]))
+    done.add(Schedule([0, 1, 0], [0, 0, 1], [0, 1, 2], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0], [0.5, 1.0, 0.5]))
+    # Task 0 goes on on machine 0 from 1 (joined), then again within the part from 2 (joined);
+    # job 1's task moves to machine 0 (a new run); task 1 resumes at the same rate after a gap.
+    done.add(Schedule([0, 1, 0, 0], [0, 0, 0, 1], [0, 0, 0, 2], [1.0, 1.0, 2.0, 1.5], [2.0, 3.0, 4.0, 2.0],
+                      [0.5, 1.0, 0.5, 0.5]))
+    # A rate change on the same machine is a new run too.
+    done.add(Schedule([0], [0], [0], [4.0], [5.0], [0.25]))
+    assert done.job.tolist() == [0, 1, 0, 1, 0, 0]
+    assert done.task.tolist() == [0, 0, 1, 0, 1, 0]
+    assert done.machine.tolist() == [0, 1, 2, 0, 2, 0]
+    assert done.start.tolist() == [0.0, 0.0, 0.0, 1.0, 1.5, 4.0]
+    assert done.end.tolist() == [4.0, 1.0, 1.0, 3.0, 2.0, 5.0]
+    # running() still sees the pieces as committed.
+    assert done.running(1.0)["end"].tolist() == [2.0, 3.0, 4.0, 2.0, 5.0]
+
+
+@pytest.mark.parametrize("seed", range(200))
+def test_committed_runs_are_those_of_joining_piece_by_piece(seed):
+    rng = np.random.default_rng(seed)
+    n_jobs = int(rng.integers(1, 4))
+    offset = np.r_[0, np.cumsum(rng.integers(1, 3, n_jobs))]
+    done, runs, latest = Committed(offset), [], {}
+    for _ in range(int(rng.integers(1, 6))):
+        n = int(rng.integers(0, 7))
+        job = rng.integers(0, n_jobs, n)
+        task = np.array([rng.integers(0, offset[j + 1] - offset[j]) for j in job], dtype=np.int64)
+        start = rng.integers(0, 4, n).astype(float)
+        part = Schedule(job, task, rng.integers(0, 2, n), start, start + rng.integers(1, 3, n), rng.choice([0.5, 1.0], n))
+        done.add(part)
+        for j, k, m, s, e, r in zip(*(getattr(part, c).tolist() for c in ("job", "task", "machine", "start", "end",
+                                                                           "rate"))):
+            at = latest.get((j, k))
+            if at is not None and runs[at][2] == m and runs[at][5] == r and runs[at][4] == s:
+                runs[at][4] = e
+            else:
+                latest[(j, k)] = len(runs)
+                runs.append([j, k, m, s, e, r])
+    got = list(zip(*(getattr(done, c).tolist() for c in ("job", "task", "machine", "start", "end", "rate"))))
+    assert got == [tuple(r) for r in runs]
