@@ -8,7 +8,7 @@ and constraint blocks, so that
   (``build_lp2`` etc. return that model: the one definition), and
 * :func:`schedrelax.solvers.solve_program` can hand the same arrays straight to HiGHS, skipping
   the build of Pyomo objects and Pyomo's standard-form compiler, which cost more than the solve
-  (issue #17: 0.14 s + 0.18 s around a 0.19 s solve of a 50,000-column LP2).
+  (0.14 s + 0.18 s around a 0.19 s solve of a 50,000-column LP2).
 
 A test (``tests/test_matrix.py``) compiles the Pyomo model back with Pyomo's own standard-form
 compiler and checks that matrix, bounds and objective equal the program's, for every builder.

@@ -1,4 +1,4 @@
-"""The bracket around an instance's optimum (issue 32): the largest lower bound the package proves
+"""The bracket around an instance's optimum: the largest lower bound the package proves
 and the cheapest verified schedule it finds within one time budget, each with its source.
 
 :func:`bracket` runs, in this order and all inside ``time_limit``:
@@ -107,7 +107,7 @@ class Bracket:
 
     @property
     def width(self) -> float | None:
-        """upper / lower − 1 (issue 32's bracket width), None without a positive lower bound."""
+        """upper / lower − 1 (the bracket's width), None without a positive lower bound."""
         if self.lower_bound is None or not self.lower_bound > 0:
             return None
         return max(0.0, self.upper_bound / self.lower_bound - 1.0)

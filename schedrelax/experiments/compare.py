@@ -259,7 +259,7 @@ def run_task(task: Task) -> list[dict[str, Any]]:
                 for s, names in task.groups for a in names]
     base.update(family=inst.family, n_jobs=inst.n_jobs, n_tasks=getattr(inst, "n_tasks", None))
     # OPT is a property of the instance: the exact MIP runs with the solvers in the order given
-    # until one proves it (issue 33: not once per solver), and every row is measured against it;
+    # until one proves it (not once per solver), and every row is measured against it;
     # the largest proven bound of the tries is mip_lb.
     opt, opt_status, mip_lb = math.nan, "not run", math.nan
     for s in task.solvers:

@@ -1,9 +1,9 @@
 """Cost (penalty) functions of a flow's or job's completion time, and the minisum/minimax objectives.
 
-Paper 000 (``papers/000_5822dddcf782b397.txt``, FlowFlex) §1.1 gives every flow ``j`` an arbitrary
+Paper 000 (Nagarajan et al. 2019, FlowFlex) §1.1 gives every flow ``j`` an arbitrary
 non-decreasing cost function ``w_j(t)`` of its completion time ``t`` and minimises either the sum
 (*minisum*) or the maximum (*minimax*) of the costs; Theorem 1 (§1.2) adds the l_p norm of the
-completion times. Paper 002 (``papers/002_5f5d81b4ed12ab90.txt``, FLEX) §2.1 lists the penalty
+completion times. Paper 002 (Wolf et al. 2010, FLEX) §2.1 lists the penalty
 families used in practice, each weighted or not: response time, stretch, number of tardy jobs,
 tardiness, lateness and SLA step functions. This module holds one frozen dataclass per family:
 

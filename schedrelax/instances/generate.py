@@ -702,7 +702,7 @@ def dag_jobs(seed: Seed = 0, *, n_dags: int = 50, nodes: int = 197, tasks: int =
     """Few batch jobs, each a deep DAG of stages with many tasks: the shape of Alibaba's 2018
     cluster trace (its batch jobs are DAGs of stages, each stage thousands of instances), on
     related machines. Not a paper's setup: it is where the S-PC cutting-plane loop's stop rule
-    was found to stall on round-off (issue #17), kept so tests and benchmarks meet this shape.
+    was found to stall on round-off, kept so tests and benchmarks meet this shape.
 
     ``n_dags`` DAG jobs share ``nodes`` stages (each a node of the related family's DAG, sizes
     as even as possible); each DAG is a chain of its stages plus each forward edge (i, j), j > i + 1,
@@ -789,7 +789,7 @@ class Setup:
 
 
 SETUPS: Mapping[str, Setup] = MappingProxyType({s.name: s for s in (
-    Setup("flowflex", "malleable", "papers/000_5822dddcf782b397.txt §4.1", flowflex,
+    Setup("flowflex", "malleable", "paper 000, FlowFlex, Nagarajan et al. 2019 §4.1", flowflex,
           "random flows of DAG-ordered malleable jobs on P processors, nine cost kinds",
           {"processors": 100, "n_flows": (5, 20), "jobs_per_flow": (2, 20)},
           {"processors": 8, "n_flows": 3, "jobs_per_flow": (2, 4)}),
@@ -801,13 +801,13 @@ SETUPS: Mapping[str, Setup] = MappingProxyType({s.name: s for s in (
     # FlowFlex/Fair/FIFO completion ratios 1.18/2.14/1.96 against the paper's 1.23/2.10/2.07).
     # "Weights ... were also chosen from a uniform distribution between 1 and 10": whole numbers
     # (Table 2's worst ratios of exactly 10.00 are a weight of 10 over a bound of 1).
-    Setup("flowflex-paper-fit", "malleable", "papers/000_5822dddcf782b397.txt §4.1", flowflex,
+    Setup("flowflex-paper-fit", "malleable", "paper 000, FlowFlex, Nagarajan et al. 2019 §4.1", flowflex,
           "flowflex fitted to Tables 1-2: maxima U{P/2..P}, sizes within ±0.5 decade, integer weights",
           {"processors": 100, "n_flows": (5, 20), "jobs_per_flow": (2, 20), "max_procs_low": 0.5,
            "size_decades": 0.5, "integer_weights": True},
           {"processors": 8, "n_flows": 3, "jobs_per_flow": (2, 4), "max_procs_low": 0.5, "size_decades": 0.5,
            "integer_weights": True}),
-    Setup("flex", "malleable", "papers/002_5f5d81b4ed12ab90.txt §4.1", flex,
+    Setup("flex", "malleable", "paper 002, FLEX, Wolf et al. 2010 §4.1", flex,
           "single-job flows with slot minima and maxima, bimodal work, slack parameter",
           {"n_jobs": 10, "processors": 100},
           {"n_jobs": 5, "processors": 10}),
@@ -816,16 +816,16 @@ SETUPS: Mapping[str, Setup] = MappingProxyType({s.name: s for s in (
     # not printed; total_work 10,000 (100 slot-tasks per job on average, so every job's slot demand
     # reaches the 100 slots) gives FAIR 1.54/1.62 against the paper's 1.54/1.61 (measured over 100
     # base-case instances); the default n·P = 1,000 gives the small jobs maxima of about 36 slots.
-    Setup("flex-paper-fit", "malleable", "papers/002_5f5d81b4ed12ab90.txt §4.1", flex,
+    Setup("flex-paper-fit", "malleable", "paper 002, FLEX, Wolf et al. 2010 §4.1", flex,
           "flex fitted to the base case's FAIR ratios: total work 10,000 (every job's maximum is P)",
           {"n_jobs": 10, "processors": 100, "total_work": 10000.0},
           {"n_jobs": 5, "processors": 10, "total_work": 500.0}),
-    Setup("asrpt", "mapreduce", "papers/001_cf2d8113d955a8e5.txt §VII-A", asrpt,
+    Setup("asrpt", "mapreduce", "paper 001, ASRPT, Zheng et al. 2013 §VII-A", asrpt,
           "Poisson(λ) MapReduce job arrivals per slot, four Map/Reduce workload cases",
           {"machines": 100, "rate": 2.0, "slots": 500},
           # λ = 0.2 keeps the paper's traffic intensity 0.9 on 10 machines.
           {"machines": 10, "rate": 0.2, "slots": 20}),
-    Setup("synchpack", "packing", "papers/003_8cf17185a9ce212d.txt §7", synchpack,
+    Setup("synchpack", "packing", "paper 003, SynchPack, Shafiee and Ghaderi 2022 §7", synchpack,
           "synthetic Google-2011-like cluster: capacities, 3 local machines per task, remote penalty α",
           {"machines": 100, "n_jobs": 100, "tasks_per_job": (1, 100)},
           {"machines": 4, "n_jobs": 6, "tasks_per_job": (1, 3)}),
@@ -840,11 +840,11 @@ SETUPS: Mapping[str, Setup] = MappingProxyType({s.name: s for s in (
     # SynchPack-3/LP3 1.35/1.33/1.32/1.35/1.29/1.28 (paper 1.31-1.35) and SynchPack-3's gain over
     # PSRS (paper's reading) and Tetris-p 27-201/38-216/18-207/14-143/19-112/16-66 % (paper
     # 33-132 %); 12 is closest on both. Fig. 4(b), (c) and SynchPack-2/LP2 were not fitted.
-    Setup("synchpack-paper-fit", "packing", "papers/003_8cf17185a9ce212d.txt §7", synchpack,
+    Setup("synchpack-paper-fit", "packing", "paper 003, SynchPack, Shafiee and Ghaderi 2022 §7", synchpack,
           "synthetic Google-2011-like cluster, load fitted to Table 1 (SynchPack-3) and Fig. 4(a) of 003 §7",
           {"machines": 12, "n_jobs": 100, "tasks_per_job": (1, 100)},
           {"machines": 3, "n_jobs": 12, "tasks_per_job": (1, 6)}),
-    Setup("spc", "related", "papers/004_b4873590af578e8a.txt §VI-B", spc,
+    Setup("spc", "related", "paper 004, S-PC, Aggarwal et al. §VI-B", spc,
           "map -> reduce job pairs on machines with Normal(50, 10) MB/s speeds",
           {"n_jobs": 100, "tasks_per_job": (1, 50), "machines": 100},
           {"n_jobs": 5, "tasks_per_job": (1, 4), "machines": 6}),
@@ -862,11 +862,11 @@ SETUPS: Mapping[str, Setup] = MappingProxyType({s.name: s for s in (
     # fit (3.5 GB, 4 rounds) gives 237,127 and +49,509 on these 10 seeds; the default 128 MB,
     # 1 round gives +100 %. Reduce tasks keep Fig. 7's 600-1400 MB
     # (1000 MB, the middle, by default); the 60 % map share is §VI-B's Fig. 6 split, kept.
-    Setup("spc-paper-fit", "related", "papers/004_b4873590af578e8a.txt §VI-B", spc_paper_fit,
+    Setup("spc-paper-fit", "related", "paper 004, S-PC, Aggarwal et al. §VI-B", spc_paper_fit,
           "paper 004 Figs 7-8 fitted: 3 GB map tasks, map -> 3 reduce rounds, Normal(50, 10) MB/s speeds",
           {"n_jobs": 100, "tasks_per_job": (1, 50), "machines": 100},
           {"n_jobs": 5, "tasks_per_job": (1, 8), "machines": 6}),
-    Setup("dag-jobs", "related", "issue #17 (Alibaba 2018 trace shape; not a paper's setup)", dag_jobs,
+    Setup("dag-jobs", "related", "Alibaba 2018 trace shape; not a paper's setup", dag_jobs,
           "few batch jobs, each a deep DAG of stages with thousands of tasks, on related machines",
           {"n_dags": 50, "nodes": 197, "tasks": 31236, "machines": 20},
           {"n_dags": 2, "nodes": 6, "tasks": 30, "machines": 4}),

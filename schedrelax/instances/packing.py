@@ -297,7 +297,7 @@ class PackingInstance(Instance):
                         job_offset: np.ndarray, demand: np.ndarray, place_offset: np.ndarray,
                         place_machine: np.ndarray, place_time: np.ndarray, reserve_machine: np.ndarray,
                         reserve_demand: np.ndarray, reserve_until: np.ndarray, name: str = "") -> PackingInstance:
-        """A TRUSTED internal constructor (issue 17 item 3, for the online layer's sub-instances):
+        """A TRUSTED internal constructor (for the online layer's sub-instances):
         the instance the public constructor would build from the same values, given as arrays,
         without the per-task Python validation of ``__post_init__`` — which is most of the cost of
         a re-plan's sub-instance, built from an instance already validated.

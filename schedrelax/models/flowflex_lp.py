@@ -1,4 +1,4 @@
-"""The minimum-cost-flow relaxation of FlowFlex (paper 000, ``papers/000_5822dddcf782b397.txt``,
+"""The minimum-cost-flow relaxation of FlowFlex (paper 000, Nagarajan et al. 2019,
 §2.3.2, Figure 3, Claim 1).
 
 Each flow j, seen as its chain of pseudo-jobs (§2.2), is a volume of work V_j. The network has a

@@ -1,5 +1,5 @@
 """A Lagrangian bound on the time-indexed packing MIP (paper 003 §2, non-preemptive PRP||Σ w_j C_j):
-its capacity rows priced out by multipliers λ[i, τ] >= 0, tried as issue 32's bound where the LPs stop.
+its capacity rows priced out by multipliers λ[i, τ] >= 0, tried as a bound where the LPs stop.
 
 For any λ >= 0, relaxing the rows Σ_running a_t <= room[i, τ] leaves one problem per job: pick a
 completion slot c (within the job's window) and, for each of its tasks, the cheapest start on a

@@ -1,4 +1,4 @@
-"""Paper 004 §III-A/B (papers/004_b4873590af578e8a.txt): LP-Schedule (1)-(4) over Queyranne's
+"""Paper 004 §III-A/B (S-PC, Aggarwal et al.): LP-Schedule (1)-(4) over Queyranne's
 constraint set, its O(n log n) separation oracle (Definition 1, Lemma 1), and the cuts a
 cutting-plane loop adds.
 

@@ -1,4 +1,4 @@
-"""The exact MIP of paper 004's problem (§II, papers/004_b4873590af578e8a.txt) for small instances.
+"""The exact MIP of paper 004's problem (§II, S-PC, Aggarwal et al.) for small instances.
 
 Exact for: non-preemptive tasks on related machines (task t of job j takes p_{j,t}/v_i on machine
 i, one task per machine at a time), the tasks of a job free to run in parallel or on one machine in

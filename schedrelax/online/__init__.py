@@ -1,5 +1,5 @@
 """Online re-planning: jobs arrive over time and a registered offline algorithm re-plans the work
-that remains at arrivals, completions or epoch boundaries (issue 9).
+that remains at arrivals, completions or epoch boundaries.
 
 ``simulate(instance, "synchpack2", epoch=10)`` runs it directly; ``schedrelax.algorithms.run(
 "online:synchpack2", instance, params={"epoch": 10})`` does the same through the registry (the

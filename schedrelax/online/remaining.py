@@ -121,7 +121,7 @@ class Committed:
     """The pieces committed so far, in the original instance's indices and clock, in commit order.
 
     Pieces are appended to column buffers that grow by doubling, so adding a part costs its own
-    size, not that of everything committed before it (issue 17: re-concatenating at every event
+    size, not that of everything committed before it (re-concatenating at every event
     made 10,000 jobs quadratic). Kept up to date as parts are added: each job's latest committed
     end (``job_end[j]``, -inf for a job with none; the array may run past the last job committed)
     and the pieces that may still be running (:meth:`running`, the pieces as they were added).
@@ -129,8 +129,7 @@ class Committed:
     With *job_offset* (packing: the instance's ``job_offset``) a piece that continues its task's
     latest run, on the same machine at the same rate from the instant that run ends, is joined
     into it (the run's end moves) instead of being kept as a piece of its own: a preemptive plan
-    cut at every re-plan and followed on by the next one is one run, as the task ran (issue 32
-    item 4: online ``synchpack3`` at 1,000 arrivals committed 205,363 pieces for 2,974 tasks,
+    cut at every re-plan and followed on by the next one is one run, as the task ran (online ``synchpack3`` at 1,000 arrivals committed 205,363 pieces for 2,974 tasks,
     3,754 runs, and the composed schedule, its check and its metrics took the run's peak memory).
     Without it (malleable flows and related jobs, whose remaining work is summed from the pieces)
     every piece is kept as it came.
@@ -324,7 +323,7 @@ class RemainingWork:
     For packing instances each task's done fraction and last machine, each job's count of
     unfinished tasks and the set of arrived, unfinished jobs are updated as parts are committed,
     so :meth:`at` costs what the sub-instance holds (its tasks and the pieces still running), not
-    what was committed before (issue 17 item 3). Malleable and related sub-instances are still
+    what was committed before. Malleable and related sub-instances are still
     derived from all committed pieces at each call (:func:`_malleable`, :func:`_related`).
     """
 
@@ -472,7 +471,7 @@ class _PackingWork:
     def build(self, now: float, running: dict[str, np.ndarray], keep_machine: bool) -> Remaining:
         """The sub-instance of the open jobs at *now* from the current state, in whole-array steps
         and through the trusted :meth:`PackingInstance._from_validated`: its values all come from
-        the validated instance (issue 17 item 3; per-task validation was most of a re-plan's
+        the validated instance (per-task validation was most of a re-plan's
         simulator time). Equal, field by field, to the public constructor's instance of the same
         jobs (tests/online/test_trusted_instance.py)."""
         inst = self.inst

@@ -33,7 +33,7 @@ be found, and with it another plan: ``reuse_basis=False`` solves every re-plan's
 (as the offline algorithm alone would). Nothing else is carried: a solver or a cut pool stays
 inside one run (S-PC's persistent HiGHS model within its cutting-plane loop).
 
-Cost per event (issue 17 item 3). The committed pieces are kept as a list of parts and joined
+Cost per event. The committed pieces are kept as a list of parts and joined
 once, at the end; packing sub-instances come from per-task state updated as parts are committed
 (:class:`~schedrelax.online.remaining.RemainingWork`), so the simulator's own work at an event
 grows with the sub-instance, not with the number of events before it; a packing sub-instance is

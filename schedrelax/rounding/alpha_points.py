@@ -1,5 +1,5 @@
 """α-points of a fractional, time-ordered assignment (the rounding of paper 000,
-``papers/000_5822dddcf782b397.txt``, §2.3.2, Theorems 7 and 8; the technique of its ref. [6]).
+FlowFlex, Nagarajan et al. 2019, §2.3.2, Theorems 7 and 8; the technique of its ref. [6]).
 
 An LP spreads each item's volume over time intervals; the *α-point* of the item is the first
 interval by whose end a fraction α of its volume is assigned (α = 1/2: the "half completion

@@ -75,8 +75,7 @@ def best_start(instance, seed: int | None = 0) -> tuple[str, Schedule, float, di
 
 def _check_threads(threads: object) -> int:
     """CP-SAT's workers: *threads*, or every available core when None (:func:`available_cores`;
-    issue 32 measured a second worker at packing 40 finding schedules 14-17 % cheaper in the same
-    60 s). ``threads=1`` is deterministic for a given seed."""
+    a second worker at packing 40 found schedules 14-17 % cheaper in the same 60 s). ``threads=1`` is deterministic for a given seed."""
     if threads is None:
         return available_cores()
     if isinstance(threads, bool) or not isinstance(threads, (int, np.integer)) or threads < 1:
@@ -109,8 +108,8 @@ start into the model (its hint) and reports a bound."""
 
 class _Budget:
     """The time limit of a whole exact call (start schedules, LP bound, build, solve and rebuild
-    count against it, issue 32: the LP phase used to come on top of CP-SAT's limit, and 60 s calls
-    ran 64-73 s). None: no limit."""
+    count against it: the LP phase used to come on top of CP-SAT's limit, and 60 s calls ran
+    64-73 s). None: no limit."""
 
     def __init__(self, time_limit: float | None):
         self.t0 = time.perf_counter()

@@ -1,4 +1,4 @@
-"""FLEX (paper 002, ``papers/002_5f5d81b4ed12ab90.txt``): priority orderings fed to the Malleable
+"""FLEX (paper 002, Wolf et al. 2010): priority orderings fed to the Malleable
 Packing Scheme, the exhaustive search over orderings, and the exact malleable MIP as a schedule.
 
 FLEX (§3) computes a few priority orderings, runs MPS (§3.1, Fig. 3) on each and keeps the best

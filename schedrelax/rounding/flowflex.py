@@ -1,4 +1,4 @@
-"""FlowFlex (paper 000, ``papers/000_5822dddcf782b397.txt``): every pipeline, from flows to a
+"""FlowFlex (paper 000, Nagarajan et al. 2019): every pipeline, from flows to a
 verified schedule.
 
 All four share the three stages of §2.1: the flows become chains of pseudo-jobs (§2.2,

@@ -1,4 +1,4 @@
-"""Paper 004's pipeline (papers/004_b4873590af578e8a.txt): S-PC (§III-C, Algorithms 1 and 2), its
+"""Paper 004's pipeline (Aggarwal et al.): S-PC (§III-C, Algorithms 1 and 2), its
 LP-based baselines Identical-machine and Map-only (§VI-A), and the exact MIP.
 
 LP-Schedule (:mod:`schedrelax.models.queyranne`) is solved by Smith's rule where that is exact, and
@@ -114,7 +114,7 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     ends without an optimum raises NoOptimalSolutionError. HiGHS re-solves warm from its basis;
     other solvers rebuild the model each round.
 
-    ``loop="pool"`` (issue #17): the same separation and cuts
+    ``loop="pool"``: the same separation and cuts
     (:meth:`QueyranneCuts.cut_rows`) handed to HiGHS as arrays by
     :func:`schedrelax.solvers.cutting_planes.cutting_planes_rows`, with a warm basis for each
     batch (``warm``) and a cut pool deleting cuts idle for ``keep`` rounds (None: never).
@@ -134,7 +134,7 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     to 1.6e-8 relative. ``loop="auto"`` (the default) takes it from
     :data:`SEGMENTS_FROM` jobs on under HiGHS, the pool below (where both take well under a second
     and the pool's results are the ones the online reference test recorded).
-    ``loop="pyomo"`` is the loop before issue #17 (Pyomo rows, HiGHS's own basis extension, no
+    ``loop="pyomo"`` is the original loop (Pyomo rows, HiGHS's own basis extension, no
     deletion); other solvers always use it. Both stop on the oracle's verdict on the final point.
     """
     from schedrelax.models.queyranne import CUT_MODES

@@ -489,7 +489,7 @@ def synchpack3(instance: PackingInstance, *, solver: str = "highs", seed: int | 
 
     *lp_basis*: an :class:`~schedrelax.models.synchpack_lp.LP3Basis` (in this instance's job
     numbers) to start LP3's simplex from; the online simulator passes the previous re-plan's
-    (issue 17 item 3: 4.4x fewer simplex iterations on 39 consecutive 300-job sub-instances).
+    (4.4x fewer simplex iterations on 39 consecutive 300-job sub-instances).
     The LP3 optimum is the same; where LP3 has several optimal solutions the one found, and so
     the job order, may differ. ``info["lp_basis"]`` is this solution's, for the next re-plan.
     """

@@ -1,4 +1,4 @@
-"""Chains of pseudo-jobs (paper 000, ``papers/000_5822dddcf782b397.txt``, §2.2).
+"""Chains of pseudo-jobs (paper 000, FlowFlex, Nagarajan et al. 2019, §2.2).
 
 Each flow's DAG is replaced by a *chain* of pseudo-jobs. The flow's *pseudo-schedule* runs every
 job i on its maximum δ_i processors from its earliest start b_i (the longest path of s/δ before

@@ -169,7 +169,7 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
     a choice among thousands of machines costs O(log M), with the written-out placement's order. Reserved room (instance reservations) is not free until it ends, and
     each end is a decision time.
 
-    Cost (issue 17 item 3): a decision time does not rescan every waiting task. A task that did
+    Cost: a decision time does not rescan every waiting task. A task that did
     not fit at the last scan can fit now only on a machine that got room back since (a completion
     or a reservation end); each machine's waiting tasks sit in a segment tree over list order
     (negated demands), so the scan visits, in list order, only the new tasks and those a machine

@@ -1,4 +1,4 @@
-"""Algorithm 1 of paper 000 (``papers/000_5822dddcf782b397.txt``, §2.3.1): greedy scheduling of
+"""Algorithm 1 of paper 000 (FlowFlex, Nagarajan et al. 2019, §2.3.1): greedy scheduling of
 chains of pseudo-jobs against deadlines.
 
 Chains are taken in non-decreasing deadline order; each pseudo-job starts when its predecessor

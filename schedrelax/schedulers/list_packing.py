@@ -568,7 +568,7 @@ def preemptive_list_packing(machine: np.ndarray, duration: np.ndarray, demand: n
 
 _TREE_FROM = 256
 """Lists at least this long are refilled through a segment tree (:func:`_preemptive_machine`);
-shorter ones are scanned over their waiting items. Measured (issue 17 item 3, second round): on
+shorter ones are scanned over their waiting items. Measured: on
 the lists of 40 consecutive online re-plans (~100 machines, median 4 and at most 75 items)
 3.6 ms per plan with the tree from 32 items, 1.95 ms from 128 or 256; with one item fitting at a
 time (demands U[0.5, 1] of the capacity, one machine) the tree takes 2.1 ms at 300 items against
@@ -584,13 +584,13 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
     do not fit are skipped in O(log n) each run of them: a segment tree over the list holds each
     released, unfinished item's negated demand (others are -inf), and the next item to run is the
     first after the last one chosen whose demand fits what is left — the same test on the same
-    float values as checking every item in turn (issue 17 item 3: the scan was half of
+    float values as checking every item in turn (the scan was half of
     SynchPack-3's planning time). An event then costs O(items chosen · log n), not O(n).
 
     A short list is scanned over the items not yet finished only (a list kept in order, items
     removed as they finish), and everything per item that does not change (the completion
     tolerance) is computed once: an online re-plan calls this for ~100 machines of a few items
-    each, ~10^6 times over 10,000 arrivals (issue 17 item 3, second round)."""
+    each, ~10^6 times over 10,000 arrivals."""
     n = len(items)
     inf = math.inf
     rem = list(duration)

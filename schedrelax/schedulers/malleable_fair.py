@@ -1,4 +1,4 @@
-"""Fair, the second baseline of paper 000 (``papers/000_5822dddcf782b397.txt``, §1.3 and §4):
+"""Fair, the second baseline of paper 000 (FlowFlex, Nagarajan et al. 2019, §1.3 and §4):
 "the idea in Fair was essentially to allocate the cluster resources as equally as possible among
 all the current jobs" — for flows, processors divided equally among the flows present.
 

@@ -1,4 +1,4 @@
-"""The Malleable Packing Scheme and FAIR's water-line (paper 002, ``papers/002_5f5d81b4ed12ab90.txt``).
+"""The Malleable Packing Scheme and FAIR's water-line (paper 002, FLEX, Wolf et al. 2010).
 
 * :func:`malleable_packing` is Fig. 3 (§3.1): every active job gets its minimum, the slack goes to
   the jobs in priority order up to their maxima, and the allocation holds until the next job

@@ -1,5 +1,5 @@
 """From pseudo-jobs back to jobs by McNaughton's wrap-around rule (paper 000,
-``papers/000_5822dddcf782b397.txt``, §2.4).
+FlowFlex, Nagarajan et al. 2019, §2.4).
 
 Pseudo-job k of a chain (§2.2) is the interval I_k of its flow's pseudo-schedule, during which
 the jobs S ⊆ [n] each ran on δ_i processors (r_k = Σ_{i∈S} δ_i). Its schedule σ is a list of

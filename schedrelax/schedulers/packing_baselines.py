@@ -142,7 +142,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     room, and the means behind ε add up each class's count and free room above the task's
     demand from the class's sorted free capacities.
 
-    Cost (issue 32 item 4). ε couples every candidate, so each start still reads every waiting
+    Cost. ε couples every candidate, so each start still reads every waiting
     task, but a start changes one task and one machine: the candidate pairs, their alignments,
     each task's explicit room and each class's sorted free capacities and its machines ranked by
     free room are kept from start to start and updated where that machine is, and the best pair

@@ -1,4 +1,4 @@
-"""Separable resource allocation problems (paper 002 ``papers/002_5f5d81b4ed12ab90.txt`` §3.2).
+"""Separable resource allocation problems (paper 002, Wolf et al. 2010, §3.2).
 
 Minimise ``Σ_j F_j(s_j)`` (minisum) or ``max_j F_j(s_j)`` (minimax) over whole numbers s_j with
 ``lower_j <= s_j <= upper_j`` and ``Σ_j s_j <= S``. FLEX's generic scheme solves the moldable

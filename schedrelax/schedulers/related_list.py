@@ -1,5 +1,5 @@
 """Related-machine list scheduling (paper 004 §III-C, Algorithm 2) and the §VI-B baselines HUWF and
-Tetris (papers/004_b4873590af578e8a.txt).
+Tetris (paper 004, S-PC, Aggarwal et al.).
 
 A list scheduler walks the jobs in a given order (a linear extension of the job DAG); each job's
 tasks, largest first, go one by one to a machine, and every task starts as early as its machine,

@@ -1,5 +1,5 @@
 """Stochastic task times and speculative execution (LATE) on related machines: paper 004 §VI-C
-(papers/004_b4873590af578e8a.txt), "Stochastic Task Execution Times", Figs 9-13.
+(S-PC, Aggarwal et al.), "Stochastic Task Execution Times", Figs 9-13.
 
 §VI-C applies S-PC "with respect to mean task size p̄_{j,t} = E[p_{j,t}]" and runs the schedule
 while the true task times vary. This module is that run: a discrete-event simulator in which

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 # Pyomo and the back ends (each imports Pyomo, NumPy, SciPy or a solver) are imported inside the
 # functions that need them: a solver name is checked, and `schedrelax list` lists the solvers,
-# without loading any of them (issue 33).
+# without loading any of them.
 
 _INSTALL = {
     "highs": "pip install highspy",

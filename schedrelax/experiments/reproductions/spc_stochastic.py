@@ -251,7 +251,7 @@ def at_least(figure: str, baseline: str) -> OfMeans:
 
 CLAIMS = {("fig10", "Map-only"), ("fig11", "Map-only"), ("fig10", "Identical-machine"),
           ("fig11", "Identical-machine")}
-"""The headline claims of §VI-C (issue 30): its gains over Map-only and Identical-machine."""
+"""The headline claims of §VI-C: its gains over Map-only and Identical-machine."""
 
 
 JOINT = {"one-fast-machine": {"fast": 1, "ratio_wordcount": 0.05, "ratio_sort": 0.35},
