@@ -11,7 +11,7 @@ import pytest
 
 from schedrelax.algorithms import run
 from schedrelax.experiments import engine
-from schedrelax.experiments.engine import VERDICTS, metric
+from schedrelax.experiments.engine import VERDICTS, gain_range, metric
 from schedrelax.experiments.reproductions import synchpack as sp
 from schedrelax.instances.generate import synchpack as generate
 
@@ -103,17 +103,17 @@ def test_cell_errors_name_the_parameter():
 
 def test_panel_gain_by_hand():
     a, b = metric("x", algorithm="A"), metric("x", algorithm="B")
-    stat = sp.PanelGain(((a, b), (b, a)), "min")
+    stat = gain_range(((a, b), (b, a)), "min")
     # seeds: base1 = (3, 5), ours1 = (2, 2) -> 4/2 - 1 = 100 %; base2 = (2, 2), ours2 = (3, 5) -> -50 %
     values = np.array([[3.0, 2.0, 2.0, 3.0], [5.0, 2.0, 2.0, 5.0]])
     assert stat.estimate(values) == pytest.approx(-0.5)
-    assert sp.PanelGain(stat.pairs, "max").estimate(values) == pytest.approx(1.0)
+    assert gain_range(((a, b), (b, a)), "max").estimate(values) == pytest.approx(1.0)
     lo, hi = stat.interval(values, np.random.default_rng(0))
     # resampled seeds: seed 1 twice gives min(50 %, -1/3), seeds 1 and 2 min(100 %, -50 %), seed 2
     # twice min(150 %, -60 %): the interval runs from -60 % to -1/3
     assert lo == pytest.approx(-0.6) and hi == pytest.approx(-1 / 3)
     with pytest.raises(ValueError, match="end"):
-        sp.PanelGain(stat.pairs, "mid")
+        gain_range(((a, b),), "mid")
 
 
 def test_quick_engine_run(tmp_path):
