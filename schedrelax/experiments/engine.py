@@ -958,8 +958,11 @@ class RowResult:
         if most is not None and len(self.effects) > len(shown):
             parts.append(f"{len(self.effects) - len(shown)} more in the side-by-side table")
         if self.band is not None:
-            reach = (f"explained at {', '.join(self.band_reaches)}" if self.band_reaches
-                     else "no plausible value explains the gap")
+            if self.verdict in ("agrees", "fitted", "no-number"):
+                reach = "nothing to explain"
+            else:
+                reach = (f"explained at {', '.join(self.band_reaches)}" if self.band_reaches
+                         else "no plausible value explains the gap")
             parts.append(f"band {fmt(self.band[0], r.percent)} to {fmt(self.band[1], r.percent)}: {reach}")
         return "; ".join(parts)
 

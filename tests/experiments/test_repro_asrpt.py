@@ -13,8 +13,9 @@ from schedrelax.experiments import engine
 from schedrelax.experiments.reproductions import asrpt as A
 from schedrelax.instances import MapReduceInstance, MapReduceJob
 
-PAPER = Path("/work/shared/papers/001_cf2d8113d955a8e5.txt")
-SWIM = Path("/work/shared/data/swim/FB-2009_samples_24_times_1hr_0.tsv")
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+PAPER = SHARED / "papers" / "001_cf2d8113d955a8e5.txt"
+SWIM = SHARED / "data" / "swim" / "FB-2009_samples_24_times_1hr_0.tsv"
 
 
 def _by_policy(records):
@@ -79,6 +80,7 @@ def test_swim_cell_on_the_first_hour_of_a_sample():
     assert all(r["total_flow"] >= r["srpt_bound"] - 1e-9 for r in rec.values())
 
 
+@pytest.mark.skipif(not PAPER.exists(), reason="the papers' texts are beside the source checkout only")
 def test_paper_quotes_are_the_papers():
     text = " ".join(PAPER.read_text().split())
     for quote in ("ASRPT is much smaller than all the other schedulers",

@@ -13,7 +13,8 @@ import pytest
 from schedrelax.experiments import engine
 from schedrelax.experiments.reproductions import flex as F
 
-PAPER = Path("/work/shared/papers/002_5f5d81b4ed12ab90.txt")
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+PAPER = SHARED / "papers" / "002_5f5d81b4ed12ab90.txt"
 TINY = {**F.EXPERIMENT.params, "n_jobs": 4, "processors": 10, "work_per_job": 10.0}
 
 
@@ -83,6 +84,7 @@ def test_unknown_choices_raise_naming_the_field():
         F.cell(1, **{**TINY, "small_count": "nope"})
 
 
+@pytest.mark.skipif(not PAPER.exists(), reason="the papers' texts are beside the source checkout only")
 def test_paper_numbers_are_the_papers():
     text = " ".join(PAPER.read_text().split())
     assert "207% of optimal, and worst case performance which is 324% of optimal" in text

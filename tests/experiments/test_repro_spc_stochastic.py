@@ -13,7 +13,8 @@ import pytest
 from schedrelax.experiments import engine
 from schedrelax.experiments.reproductions import spc_stochastic as S
 
-PAPER = Path("/work/shared/papers/004_b4873590af578e8a.txt")
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+PAPER = SHARED / "papers" / "004_b4873590af578e8a.txt"
 SHAPE = {"fast": 6, "speed_ratio": 8.0, "ratio_wordcount": 0.2, "ratio_wordmean": 0.01, "ratio_sort": 1.0}
 PARAMS = {**SHAPE, "times": "uniform", "spread": 0.12, "slowstart": 0.05, "identical_placement": "plan"}
 
@@ -75,6 +76,7 @@ def test_up_to_recomputed_from_the_means():
     assert S.at_least("fig10", "Map-only").estimate(values) == pytest.approx(0.0)  # 1 - 10 / 10 at WordMean
 
 
+@pytest.mark.skipif(not PAPER.exists(), reason="the papers' texts are beside the source checkout only")
 def test_paper_numbers_as_the_text_states_them():
     text = " ".join(PAPER.read_text().split())
     assert "S-PC outperforms FIFO, LATE, Identical-machine, and Map-only by up to 37%, 38%, 28%, and 16%" in text

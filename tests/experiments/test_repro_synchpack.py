@@ -22,7 +22,8 @@ PAPER_TABLE1_LINES = ("Ratio for SynchPack-2\t2.87\t2.90\t2.98", "Ratio for Sync
 PAPER_SENTENCES = {"a": "performance gain varies from 33% to 132%",
                    "b": "The performance gain of SynchPack-2 varies from 81% to 420%",
                    "c": "SynchPack-2 outperforms the other algorithms by 85%–273%"}
-PAPER_FILE = Path("/work/shared/papers")
+SHARED = Path(__file__).resolve().parents[3] / "shared"
+PAPER_FILE = SHARED / "papers"
 
 
 def test_paper_numbers_match_the_papers_sentences():
