@@ -221,8 +221,11 @@ def _engine(instance, best, left: float, threads: int | None, seed: int, spent: 
             raise ValueError(f"skipped: its model would take about {build:.1f} s to build and its starts "
                              f"{spent:.1f} s, of the {left:.1f} s left")
         # its own start policies are the bracket's (all of them): it starts from the best
+        from schedrelax.rounding.cpsat import available_cores
+
+        # the mip's own default is one worker (solvers.cpsat_backend): the bracket's is every core
         return run("mip", instance, solver="cpsat", seed=seed, time_limit=left - build - spent,
-                   params={**_family_params(instance), "threads": threads})
+                   params={**_family_params(instance), "threads": threads or available_cores()})
     if instance.n_jobs > MALLEABLE_MAX_JOBS:
         raise ValueError(f"the malleable MIP is run on at most {MALLEABLE_MAX_JOBS} jobs, this instance has "
                          f"{instance.n_jobs}")
