@@ -126,7 +126,8 @@ def main(argv=None) -> int:
                         row["pjs_proof"] = sec if ub is not None and lb >= ub - 1e-6 else None
                     table.setdefault((fam, size, limit), []).append(row)
                     lb = "-" if b.lower_bound is None else f"{b.lower_bound:.6g}"
-                    extra = f" | pyjobshop width {row['pjs']:.4f}" if "pjs" in row else ""
+                    extra = (f" | pyjobshop width {row['pjs']:.4f} proof "
+                             f"{'-' if row['pjs_proof'] is None else round(row['pjs_proof'], 2)}") if "pjs" in row else ""
                     print(f"{fam} {size} {seed} {limit:g} | {lb} {b.upper_bound:.6g} {lv['all']:.4f} {lv['heur']:.4f} "
                           f"{lv['+lp']:.4f} | {b.optimal} {wall:.2f} {over:+.1f} | {b.lower_bound_kind}; "
                           f"{b.upper_bound_kind}{extra}", flush=True)
@@ -137,7 +138,10 @@ def main(argv=None) -> int:
         ttp = f"{statistics.median(proofs):.2f} s" if proofs else "-"
         pjs = ""
         if any("pjs" in r for r in rows):
-            pjs = f" | pyjobshop median width {statistics.median(r['pjs'] for r in rows):.4f}"
+            pjs_proofs = [r["pjs_proof"] for r in rows if r.get("pjs_proof") is not None]
+            pjs = (f" | pyjobshop median width {100 * statistics.median(r['pjs'] for r in rows):.2f} %, proven "
+                   f"{len(pjs_proofs)}/{len(rows)}"
+                   + (f", median time to proof {statistics.median(pjs_proofs):.2f} s" if pjs_proofs else ""))
         print(f"{fam} {size} {limit:g} | {100 * med['heur']:.2f} % {100 * med['+lp']:.2f} % "
               f"{100 * med['width']:.2f} % | {len(proofs)}/{len(rows)} | {ttp} | "
               f"{max(r['over'] for r in rows):+.1f}{pjs}", flush=True)

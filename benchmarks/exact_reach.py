@@ -23,7 +23,9 @@ Not a test: run by hand on a quiet machine, e.g.
 ``--param KEY=VALUE`` (repeatable) passes a parameter to every ``mip`` call, e.g.
 ``--param warm_start=false --param bound_row=false`` to measure without the start or the bound row.
 
-``--threads`` sets CP-SAT's workers (default: the package's, 1); HiGHS runs with its default.
+``--threads`` sets CP-SAT's workers (default: the package's: every available core for the packing
+and related models, one for the mapreduce MIP); HiGHS runs with its default. The reach tables were
+measured with one worker: pass ``--threads 1`` to compare with them.
 """
 
 from __future__ import annotations

@@ -42,9 +42,12 @@ SKIPPED = frozenset({"mip", "exhaustive"})
 """Algorithms the first phase does not run: the exact engine runs in the second phase, and
 ``exhaustive`` enumerates orders (it is exact only on tiny instances)."""
 
-HEAVY = {"flex": 0.5}
-"""Algorithms started only while at least this share of the budget is left: FLEX's local search
-took 3.4 s at 10 flows and 7.6 s at 20 on the 2-core machine, every other fast algorithm under 0.4 s."""
+HEAVY = {"flex": 0.4}
+"""Algorithms started only when the time left holds this many seconds per job of the instance:
+FLEX's local search took 0.33 s at 3 flows (9 jobs), 3.4 s at 10 flows (31 jobs) and 7.6 s at 20
+(60 jobs) on the 2-core machine, and one 10-flow call took 15 s at load 17 (a 10 s bracket ran
+15.8 s with it), so 0.4 s a job leaves a margin of about 3; every other fast algorithm took under
+0.4 s at the benchmark's largest sizes."""
 
 MALLEABLE_MAX_JOBS = 20
 """The malleable MIP runs on instances of at most this many jobs (its event model grows as jobs^2
@@ -218,8 +221,11 @@ def _engine(instance, best, left: float, threads: int | None, seed: int, spent: 
             raise ValueError(f"skipped: its model would take about {build:.1f} s to build and its starts "
                              f"{spent:.1f} s, of the {left:.1f} s left")
         # its own start policies are the bracket's (all of them): it starts from the best
+        from schedrelax.rounding.cpsat import available_cores
+
+        # the mip's own default is one worker (solvers.cpsat_backend): the bracket's is every core
         return run("mip", instance, solver="cpsat", seed=seed, time_limit=left - build - spent,
-                   params={**_family_params(instance), "threads": threads})
+                   params={**_family_params(instance), "threads": threads or available_cores()})
     if instance.n_jobs > MALLEABLE_MAX_JOBS:
         raise ValueError(f"the malleable MIP is run on at most {MALLEABLE_MAX_JOBS} jobs, this instance has "
                          f"{instance.n_jobs}")
@@ -261,10 +267,10 @@ def bracket(instance, time_limit: float = 60.0, threads: int | None = None, *, s
     specs.sort(key=lambda s: s.name in HEAVY)
     params = _family_params(instance)
     for spec in specs:
-        share = HEAVY.get(spec.name)
+        per_job = HEAVY.get(spec.name)
         # the light algorithms always run (0.4 s together at the benchmark's largest sizes): a
         # bracket needs a schedule, even when the first call's imports took the budget
-        if share is not None and deadline - time.perf_counter() <= share * time_limit + MIN_ENGINE_SECONDS:
+        if per_job is not None and deadline - time.perf_counter() <= per_job * instance.n_jobs + MIN_ENGINE_SECONDS:
             log.append(Attempt(spec.name, 0.0, note="skipped: too little of the budget left"))
             continue
         t = time.perf_counter()

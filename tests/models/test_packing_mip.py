@@ -192,16 +192,27 @@ def test_long_tasks_whose_capacity_rows_would_be_huge_are_refused_before_buildin
         build_nonpreemptive_mip(small, max_terms=30)
 
 
-def test_cpsat_falls_back_to_lp2_or_lp3_when_the_time_indexed_bound_would_not_fit_its_time():
+def test_cpsat_bound_without_the_time_indexed_lp_when_it_would_not_fit():
     # Two tasks of 12,300 and 157 slots (rounded down to whole units for CP-SAT): 3.9 M capacity
-    # terms, about 5 s of Pyomo work, more than a quarter of a 3 s limit; LP2 or LP3 (one usable
-    # machine per task) gives the bound instead.
+    # terms, more than rounding.cpsat.LP_MAX_TERMS: no time-indexed LP; the Lagrangian bound of the
+    # same model (valid at every step) and LP2/LP3 give the bound instead. Two tasks are under
+    # LP_MIN_TASKS, so the bound is asked for.
     pytest.importorskip("ortools")
+    from schedrelax.rounding.cpsat import packing_cpsat
+
     inst = PackingInstance(capacities=[0.01, 0.01], jobs=(PackingJob(tasks=(
         PackingTask(0.0001, [0], 12300.0), PackingTask(0.0001, [0], 157.00000000000003)), weight=0.1),))
     res = run("mip", inst, solver="cpsat", time_limit=3.0)
-    verify(inst, res.schedule)
-    assert res.info["lp_bound_kind"] in ("LP2 optimum (paper 003 §4)", "LP3 optimum (paper 003 §5)")
+    assert res.info["lp_used"] is False  # 2 tasks: CP-SAT alone
+    direct = packing_cpsat(inst, time_limit=3.0, use_lp=True)
+    # the larger of the Lagrangian bound and LP2/LP3 (here LP3 is exact: 1,230, the Lagrangian a
+    # hair below it after the float slack)
+    assert direct.info["lp_bound_kind"].startswith(("Lagrangian bound", "LP2 optimum", "LP3 optimum"))
+    assert direct.info["lp_bound"] == pytest.approx(1230.0, rel=1e-6)
     # One machine, both tasks on it at demand 1e-4 of 0.01: they run side by side; the job ends
     # with the longer one at 12,300, weight 0.1: 1,230, which is also every schedule's least cost.
+    assert direct.info["lp_bound"] <= 1230.0 + 1e-6
+    verify(inst, direct.schedule)
+    assert direct.info["optimal"] and direct.info["schedule_cost"] == pytest.approx(1230.0)
+    verify(inst, res.schedule)
     assert res.objective == pytest.approx(1230.0) and res.info["status"] == "optimal"
