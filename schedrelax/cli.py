@@ -243,6 +243,13 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
+def _save_schedule(sched, algorithm: str, objective: float, instance: str, out: str) -> None:
+    """Write *sched* to *out* with what made it (algorithm, objective, instance file) in its meta."""
+    meta = {**sched.meta, "algorithm": algorithm, "objective": objective, "instance": str(instance)}
+    type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
+                promises=sched.promises, meta=meta).save(out)
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
     from schedrelax.instances import load
 
@@ -278,11 +285,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         print(f"  note: an LP with several optimal solutions may give {args.solver} another optimal vertex than "
               "HiGHS (the default): the same LP bound, possibly another schedule")
     if args.out:
-        sched = result.schedule
-        meta = {**sched.meta, "algorithm": result.algorithm, "objective": result.objective,
-                "instance": str(args.instance)}
-        type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
-                    promises=sched.promises, meta=meta).save(args.out)
+        _save_schedule(result.schedule, result.algorithm, result.objective, args.instance, args.out)
         if not quiet:
             print(f"schedule written to {args.out}")
     if args.gantt:
@@ -711,11 +714,7 @@ def _cmd_bracket(args: argparse.Namespace) -> int:
         values = "".join(f"  {k} {v:.6g}" for k, v in (("UB", a.upper_bound), ("LB", a.lower_bound)) if v is not None)
         print(f"    {a.name:22s} {a.seconds:7.2f} s{values}{'  (' + a.note + ')' if a.note else ''}")
     if args.out:
-        sched = b.schedule
-        meta = {**sched.meta, "algorithm": b.upper_bound_kind, "objective": b.upper_bound,
-                "instance": str(args.instance)}
-        type(sched)(sched.job, sched.task, sched.machine, sched.start, sched.end, sched.rate,
-                    promises=sched.promises, meta=meta).save(args.out)
+        _save_schedule(b.schedule, b.upper_bound_kind, b.upper_bound, args.instance, args.out)
         print(f"schedule written to {args.out}")
     return 0
 

@@ -135,6 +135,23 @@ def _windows(instance: PackingInstance, unit: float, upper_bound: float | None):
     return qt, qm, qp, rel, end
 
 
+def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms: int | None):
+    """The time-indexed model's start variables, shared by the MIP and its LP built as arrays:
+    the slot length, the usable (task, machine, slots) pairs, each job's last slot end, and per
+    variable its pair and start slot. AlgorithmError past the size limits, before anything is
+    built."""
+    unit = time_unit(instance)
+    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    rj = rel[instance.task_job[qt]]
+    last = end[instance.task_job[qt]] - qp
+    starts = np.maximum(last - rj + 1, 0)
+    _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
+    _check_terms(int((starts * qp).sum()), unit, int(end.max()),
+                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
+    vq, vs = flat_ranges(rj, last)
+    return unit, qt, qm, qp, end, vq, vs
+
+
 def _free_room(instance: PackingInstance, unit: float, S: int) -> np.ndarray:
     """Capacity left by the reservations on each (machine, slot), flattened as machine·S + slot."""
     room = np.repeat(np.asarray(instance.capacities, dtype=float)[:, None], S, axis=1)
@@ -156,15 +173,7 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
     AlgorithmError past :data:`MAX_BINARIES` binaries or past *max_terms* (at most
     :data:`MAX_CAPACITY_TERMS`) terms in the capacity rows, before anything is built.
     """
-    unit = time_unit(instance)
-    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
-    rj = rel[instance.task_job[qt]]
-    last = end[instance.task_job[qt]] - qp
-    starts = np.maximum(last - rj + 1, 0)
-    _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
-    _check_terms(int((starts * qp).sum()), unit, int(end.max()),
-                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
-    vq, vs = flat_ranges(rj, last)
+    unit, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)
     with without_gc():
         m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")
         m.s = pyo.Var(range(len(vq)), within=pyo.Binary)

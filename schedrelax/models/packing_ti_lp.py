@@ -19,14 +19,7 @@ import scipy.sparse as sp
 from schedrelax._matrix import MatrixProgram, ProgramBuilder
 from schedrelax.instances import PackingInstance
 from schedrelax.instances._checks import flat_ranges
-from schedrelax.models.packing_mip import (
-    MAX_CAPACITY_TERMS,
-    _check_size,
-    _check_terms,
-    _free_room,
-    _windows,
-    time_unit,
-)
+from schedrelax.models.packing_mip import _free_room, _windows, start_slots, time_unit
 
 
 def capacity_terms(instance: PackingInstance, upper_bound: float | None = None) -> int:
@@ -46,15 +39,7 @@ def ti_lp_program(instance: PackingInstance, *, upper_bound: float | None = None
     schedule's cost) caps each job's window as in the MIP. Its optimum bounds the non-preemptive
     optimum from below. AlgorithmError past the MIP's size limits or past *max_terms* capacity
     terms, before anything is built."""
-    unit = time_unit(instance)
-    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
-    rj = rel[instance.task_job[qt]]
-    last = end[instance.task_job[qt]] - qp
-    starts = np.maximum(last - rj + 1, 0)
-    _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
-    _check_terms(int((starts * qp).sum()), unit, int(end.max()),
-                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
-    vq, vs = flat_ranges(rj, last)
+    unit, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)
     nv, nT, nJ = len(vq), instance.n_tasks, instance.n_jobs
     m = ProgramBuilder("packing time-indexed LP (non-preemptive MIP relaxed)")
     m.var("s", nv, 0.0, 1.0)
