@@ -16,13 +16,24 @@ from typing import Any
 
 from schedrelax.solvers.result import SolveResult
 
-BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8}
+BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8, "mip_abs_gap": 0.0}
 """HiGHS options for the exact models with big-M rows (malleable event times, related disjunctions).
 With HiGHS 1.16's default mip_feasibility_tolerance (1e-6) a row ``C <= d + H u`` with H = 20001 was
 met by a solution HiGHS then called optimal at twice the true optimum (a bound above OPT): measured
 on P = 2, works 20000, 0.1 and 1 with SLA steps. 1e-7 and tighter prove the true optimum; 1e-8
 keeps a margin, and 1e-9 is not used because HiGHS 1.12 ends a two-task related MIP with
-"Solve error" at 1e-9."""
+"Solve error" at 1e-9.
+
+``mip_abs_gap`` 0: HiGHS's default (1e-6) stops a search whose gap is below 1e-6 in the
+objective's own unit, which is most of the cost for an instance written in small units (issue
+31: "optimal" 1.34962e-05 with a bound 1.32033e-05, a 2 % gap); the relative gap (0 here) is
+the one rule."""
+
+
+def gap_options(solver: str) -> dict[str, Any]:
+    """Options that make a MIP's "optimal" mean a relative gap of 0 with *solver*: HiGHS's
+    ``mip_abs_gap`` 0 (see :data:`BIG_M_TOLERANCES`); nothing for other back ends."""
+    return {"mip_abs_gap": 0.0} if solver == "highs" or solver.startswith("highs:") else {}
 
 
 def exact_solver_options(solver: str) -> dict[str, Any]:
@@ -33,15 +44,29 @@ def exact_solver_options(solver: str) -> dict[str, Any]:
 
 
 COST_MATCH = 1e-6
-"""Relative agreement (to max(1, |cost|)) required between the returned schedule's cost and the
-proven bound for the result to be called optimal; the same rule as the comparison's OPT column."""
+"""Relative agreement (to the larger of |cost| and |bound|) required between the returned
+schedule's cost and the proven bound for the result to be called optimal; the same rule as the
+comparison's OPT column. Purely relative (issue 31): an absolute floor (it was max(1, |cost|))
+would let an instance written in small units call a gap of 100 % optimal."""
+
+
+def cost_gap_ok(larger: float, smaller: float, rel: float = COST_MATCH) -> bool:
+    """*larger* exceeds *smaller* by at most *rel* of the larger magnitude of the two: the
+    comparison behind :func:`meets_bound` and the refuted-bound guard, the same in any unit."""
+    return larger - smaller <= rel * max(abs(larger), abs(smaller))
 
 
 def meets_bound(cost: float, bound: float | None) -> bool:
     """A schedule of this *cost* is proven optimal by the lower *bound*: they agree within
-    :data:`COST_MATCH` relative to max(1, |cost|). The one rule behind every "optimal" label and
-    the comparison's OPT column."""
-    return bound is not None and math.isfinite(bound) and cost - bound <= COST_MATCH * max(1.0, abs(cost))
+    :data:`COST_MATCH` relative to the larger of |cost| and |bound|. The one rule behind every
+    "optimal" label and the comparison's OPT column."""
+    return bound is not None and math.isfinite(bound) and cost_gap_ok(cost, bound)
+
+
+def refutes(cost: float, bound: float | None) -> bool:
+    """A verified schedule of this *cost* refutes the lower *bound*: the bound is above it by
+    more than :data:`COST_MATCH` relative (the mirror of :func:`meets_bound`)."""
+    return bound is not None and not cost_gap_ok(bound, cost)
 
 
 def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: SolveResult, *,
@@ -57,7 +82,7 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
     the start (verified, so feasible; the solver's status stays in ``solver_status``); otherwise
     the solver's own status (e.g. a time limit with an unproven solution).
     """
-    kept = bool(cost <= mip_objective + COST_MATCH * max(1.0, abs(mip_objective)))
+    kept = bool(cost <= mip_objective or cost_gap_ok(cost, mip_objective))
     optimal = exact and meets_bound(cost, bound)
     if optimal:
         status = "optimal"
@@ -77,10 +102,10 @@ equals it must not be cut off by the last digit."""
 
 
 def below(bound: float | None) -> float | None:
-    """*bound* lowered by :data:`BOUND_SLACK` (relative to max(1, |bound|)), None stays None."""
+    """*bound* lowered by :data:`BOUND_SLACK` relative to |bound|, None stays None."""
     if bound is None or not math.isfinite(bound):
         return None
-    return bound - BOUND_SLACK * max(1.0, abs(bound))
+    return bound - BOUND_SLACK * abs(bound)
 
 
 def run_candidates(instance, names, *, solver: str = "highs", seed: int | None = 0, params=None) -> list:
