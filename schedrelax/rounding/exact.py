@@ -66,7 +66,7 @@ def meets_bound(cost: float, bound: float | None) -> bool:
 def refutes(cost: float, bound: float | None) -> bool:
     """A verified schedule of this *cost* refutes the lower *bound*: the bound is above it by
     more than :data:`COST_MATCH` relative (the mirror of :func:`meets_bound`)."""
-    return bound is not None and not cost_gap_ok(bound, cost)
+    return bound is not None and bound - cost > COST_MATCH * max(abs(bound), abs(cost))  # NaN: not refuted
 
 
 def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: SolveResult, *,
