@@ -90,14 +90,15 @@ def check_horizon(start: float, duration: float, what: str) -> None:
                             f"({MAX_WHOLE:.6g} = 2^53, where a double still resolves one unit)")
 
 
-RESOLUTION = 1e-9
+RESOLUTION = 5e-10
 """Shortest duration an instance may have, relative to the largest time it can reach.
 
-A time stamp near T carries a few units in its last place (the verifier allows ``ULPS`` = 4, each
-2.2e-16·T); a duration d between two such stamps is then known to 4 · 2.2e-16 · T / d of itself,
-which must stay below the verifier's relative tolerance 1e-6 of the duration:
-d >= 4 · 2.2e-16 / 1e-6 · T ≈ 0.9e-9 · T. Below that no schedule of the instance can be judged,
-so the instance is refused at load (:func:`check_resolution`)."""
+A duration d between two time stamps near T, each rounded to the nearest double, is off by up to
+one unit in the last place of T (2.2e-16·T, float64's epsilon); that must stay below the
+verifier's relative tolerance TOL = 1e-6 of the duration: d >= 2.2e-16 / 1e-6 · T = 2.2e-10 · T.
+The limit 5e-10 leaves a factor 2 for the few further operations a scheduler does on a stamp
+(the verifier allows 4 ulps per stamp). Below it no schedule of the instance can be judged to
+TOL, so the instance is refused at load (:func:`check_resolution`)."""
 
 
 def check_resolution(start: float, duration: float, shortest: float, what: str, short: str) -> None:

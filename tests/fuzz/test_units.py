@@ -80,7 +80,7 @@ def test_durations_below_the_resolution_of_their_times_are_refused_at_load():
     for job in doc["jobs"]:
         job["tasks"][0]["processing_time"] = [p * 1e-6 for p in job["tasks"][0]["processing_time"]]
     with pytest.raises(InstanceError, match=r"the shortest processing time is 1e-08, below the resolution of its "
-                                            r"times: .* reaches 1e\+06, and a duration under 1e-09 of that is lost "
+                                            r"times: .* reaches 1e\+06, and a duration under 5e-10 of that is lost "
                                             r".*; move the origin of time closer"):
         from_dict(doc)
     doc["jobs"][0]["release"] = doc["jobs"][1]["release"] = 0.0  # the same durations near 0 are fine

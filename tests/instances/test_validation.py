@@ -759,6 +759,6 @@ def test_a_whole_number_a_float_cannot_hold_is_refused_not_rounded():
                                             r"9007199254740992"):
         from_dict(doc)
     # exactly 2^53 is a float and stays accepted (alone: beside a task of 1 it would be below the
-    # resolution of the instance's times, 1e-9 of 2^53)
+    # resolution of the instance's times, 5e-10 of 2^53)
     doc["jobs"][0]["tasks"] = [2**53]
     assert from_dict(doc).task_size[0] == 2.0**53

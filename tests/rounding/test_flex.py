@@ -387,7 +387,7 @@ def _mip_instances(draw):
     objective = draw(st.sampled_from(["minisum", "minimax"]))
     try:
         return single_job_flows(P, sizes, maxima, mins, costs=cost, objective=objective)
-    except InstanceError:  # the shortest job below 1e-9 of the horizon: refused at load (issue 31)
+    except InstanceError:  # the shortest job below 5e-10 of the horizon: refused at load (issue 31)
         reject()
 
 

@@ -307,7 +307,7 @@ def _tiny_and_big(draw):
     try:
         return MalleableInstance(processors=P, flows=tuple(flows),
                                  objective=draw(st.sampled_from(["minisum", "minimax"])))
-    except InstanceError:  # the shortest job below 1e-9 of the horizon: refused at load (issue 31)
+    except InstanceError:  # the shortest job below 5e-10 of the horizon: refused at load (issue 31)
         reject()
 
 
@@ -332,8 +332,8 @@ def test_jobs_from_1e_minus_9_to_1e4_get_verified_schedules(inst):
 
 
 def test_flow_lp_routes_every_chain_of_a_tiny_job_beside_a_big_one():
-    # A chain of 2e-5 work beside one of 1e4 on one processor (the widest ratio the loader takes,
-    # issue 31: 1e-9 beside 1e4 is refused): each chain's flow must add up to its own volume (to
+    # A chain of 2e-5 work beside one of 1e4 on one processor (1e-9 beside 1e4 is below the
+    # resolution of its times, refused at load since issue 31): each chain's flow must add up to its own volume (to
     # 1e-9 of it), which no absolute tolerance of 1e-7 could deliver for the small one. Unit
     # completion costs: chain 0 (1e4) can end no earlier than 1e4, chain 1 (2e-5) no earlier than
     # 2e-5; both meet their critical path only if chain 1 goes first, so the LP value is at most

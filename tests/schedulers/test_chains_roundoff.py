@@ -18,7 +18,7 @@ def _chain_of_two(first, second):
 
 
 def test_a_job_at_the_resolution_limit_keeps_its_pseudo_job():
-    # Job 1 (2e-3 long, just above 1e-9 of the horizon 1e6) runs over [1e6, 1e6 + 2e-3] in the
+    # Job 1 (2e-3 long, 2e-9 of the horizon 1e6) runs over [1e6, 1e6 + 2e-3] in the
     # pseudo-schedule. Its start and end must stay apart: two pseudo-jobs, the second made of
     # job 1 with all its work.
     inst = _chain_of_two(1e6, 2e-3)
@@ -33,7 +33,7 @@ def test_a_job_at_the_resolution_limit_keeps_its_pseudo_job():
 @pytest.mark.parametrize("short", [1e-9, 1e-12])
 def test_a_job_below_the_resolution_of_its_times_is_refused_at_load(short):
     # Issue 31: these chains (1e-9 or 1e-12 after 1e6) were handled here, the second refused by
-    # flow_chains; both are below 1e-9 of the horizon and now refused when the instance is built.
+    # flow_chains; both are below 5e-10 of the horizon and now refused when the instance is built.
     with pytest.raises(InstanceError, match="below the resolution of its times"):
         _chain_of_two(1e6, short)
 

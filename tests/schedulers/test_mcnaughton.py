@@ -122,7 +122,7 @@ def _wide_instances(draw):
                           edges=edges, release=draw(st.one_of(st.just(0.0), _decades()))))
     try:
         return MalleableInstance(processors=P, flows=tuple(flows))
-    except InstanceError:  # a draw whose shortest job is below 1e-9 of its horizon (issue 31)
+    except InstanceError:  # a draw whose shortest job is below 5e-10 of its horizon (issue 31)
         reject()
 
 
