@@ -454,10 +454,10 @@ def _drop_refuted_bound(result: Result) -> Result:
     """A lower bound above the verified cost of the result's own schedule is refuted (a solver's
     wrong proof, or a bug): it is dropped with the guarantee and any optimality claim, and
     ``info["bound_refuted"]`` says what was refuted. Tolerance: COST_MATCH, the optimality rule."""
-    from schedrelax.result import COST_MATCH
+    from schedrelax.result import refutes
 
     bound, cost = result.lower_bound, result.objective
-    if bound is None or not bound - cost > COST_MATCH * max(1.0, abs(cost)):
+    if not refutes(cost, bound):
         return result
     message = (f"lower bound {bound!r} ({result.bound_kind}) is above the verified cost {cost!r} of the "
                "algorithm's own schedule: refuted, so dropped")

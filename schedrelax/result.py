@@ -14,18 +14,32 @@ from schedrelax import _display
 from schedrelax.schedules import Evaluation, Schedule
 from schedrelax.solvers.result import SolveStatus as Status
 
-__all__ = ["COST_MATCH", "Result", "Status", "meets_bound"]
+__all__ = ["COST_MATCH", "Result", "Status", "cost_gap_ok", "meets_bound", "refutes"]
 
 COST_MATCH = 1e-6
-"""Relative agreement (to max(1, |cost|)) required between the returned schedule's cost and the
-proven bound for the result to be called optimal; the same rule as the comparison's OPT column."""
+"""Relative agreement (to the larger of |cost| and |bound|) required between the returned
+schedule's cost and the proven bound for the result to be called optimal; the same rule as the
+comparison's OPT column. Purely relative: an absolute floor (it was max(1, |cost|)) would let an
+instance written in small units call a gap of 100 % optimal."""
+
+
+def cost_gap_ok(larger: float, smaller: float, rel: float = COST_MATCH) -> bool:
+    """*larger* exceeds *smaller* by at most *rel* of the larger magnitude of the two: the
+    comparison behind :func:`meets_bound` and the refuted-bound guard, the same in any unit."""
+    return larger - smaller <= rel * max(abs(larger), abs(smaller))
 
 
 def meets_bound(cost: float, bound: float | None) -> bool:
     """A schedule of this *cost* is proven optimal by the lower *bound*: they agree within
-    :data:`COST_MATCH` relative to max(1, |cost|). The one rule behind every "optimal" label and
-    the comparison's OPT column."""
-    return bound is not None and math.isfinite(bound) and cost - bound <= COST_MATCH * max(1.0, abs(cost))
+    :data:`COST_MATCH` relative to the larger of |cost| and |bound|. The one rule behind every
+    "optimal" label and the comparison's OPT column."""
+    return bound is not None and math.isfinite(bound) and cost_gap_ok(cost, bound)
+
+
+def refutes(cost: float, bound: float | None) -> bool:
+    """A verified schedule of this *cost* refutes the lower *bound*: the bound is above it by
+    more than :data:`COST_MATCH` relative (the mirror of :func:`meets_bound`)."""
+    return bound is not None and bound - cost > COST_MATCH * max(abs(bound), abs(cost))  # NaN: not refuted
 
 
 @dataclass(frozen=True, eq=False)

@@ -18,18 +18,22 @@ related       the task's index in its job            the machine 0..m-1
 
 :func:`verify` re-checks every constraint of the family from the pieces alone, with no help from
 the code that made them, and raises :class:`InfeasibleScheduleError` naming the first violation.
-The tolerance ``TOL`` (1e-6) applies to the quantity compared, never scaled by where on the
-time axis it sits, so a schedule shifted to t = 1e6 is judged exactly as at t = 0:
+The tolerance ``TOL`` (1e-6) is relative to the quantity compared, never scaled by where on the
+time axis it sits, so a schedule shifted to t = 1e6 is judged exactly as at t = 0, and the same
+instance written in another unit of time is judged the same:
 
 * *time stamps* (start >= release or ready time, precedence and Map-before-Reduce end <= start,
-  start >= 0, slot boundaries): ``TOL`` time units plus ``ULPS`` (4) units in the last place of
-  the larger stamp (``4 · np.spacing(|t|)``, 4.7e-10 at t = 1e6), which no arithmetic avoids;
+  start >= 0): ``TOL`` of the instance's time scale (its shortest duration, :func:`time_scale`;
+  one slot for MapReduce) plus ``ULPS`` (4) units in the last place of the larger stamp
+  (``4 · np.spacing(|t|)``, 4.7e-10 at t = 1e6), which no arithmetic avoids
+  (:func:`time_tolerance`); the loader refuses instances whose shortest duration is too short
+  for those ulps (:data:`~schedrelax.instances._checks.RESOLUTION`);
 * *overlaps*: a level (pieces, processors, machines, resource) above its limit counts only over
   a stretch of time longer than that time tolerance; adjacent over-limit segments of one key
   are merged first, so cutting an overlap into short segments does not hide it;
 * *levels* (concurrent use, a piece's rate against 1 or a task's demand, processor minima):
   ``TOL`` relative to the limit or capacity they are compared with; whole numbers (processor
-  and machine counts) are whole up to ``TOL`` plus ulps, absolutely;
+  and machine counts, slot boundaries) are whole up to ``TOL`` plus ulps, absolutely;
 * *work* (a job's size, a Reduce task's work, a packing task's fraction done, a related task's
   duration p/v): ``TOL`` relative to the work needed, plus for each piece its rate times the
   ulps of its time stamps.
@@ -53,6 +57,7 @@ file format as a JSON Schema.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -321,23 +326,53 @@ def stamp_round_off(rate, start, end) -> np.ndarray:
         return rate * ULPS * np.spacing(np.maximum(np.abs(start), np.abs(end)))
 
 
-def _time_slack(*stamps) -> np.ndarray:
-    """How far two time stamps may disagree: TOL time units plus a few ulps of the larger one.
+def time_scale(instance: Instance) -> float:
+    """The instance's own unit of time: its shortest duration (malleable: size / max_processors;
+    packing: processing time; related: size / the fastest speed; MapReduce: one slot).
 
-    Never relative to the time itself: a schedule shifted to t = 1e6 is held to the same
-    TOL as at t = 0; only the ulps (4 · 1.2e-10 at 1e6) grow, since no arithmetic can do better.
-    """
-    mag = np.abs(stamps[0])
+    Every time tolerance is a fraction of it (:func:`time_tolerance`), so a verdict does not
+    depend on the unit the instance is written in; the loader refuses instances whose shortest
+    duration is below :data:`~schedrelax.instances._checks.RESOLUTION` of their horizon, where
+    the time stamps' round-off would exceed that fraction."""
+    if isinstance(instance, MalleableInstance):
+        return float(np.min(instance.size / instance.max_procs))
+    if isinstance(instance, PackingInstance):
+        return min(float(np.min(instance.explicit_time, initial=np.inf)), float(np.min(instance.elsewhere_time)))
+    if isinstance(instance, RelatedInstance):
+        return float(np.min(instance.task_size)) / float(np.max(instance.speeds))
+    return 1.0
+
+
+def time_tolerance(scale: float, *stamps, rel: float = TOL) -> np.ndarray:
+    """How far time stamps near *stamps* may disagree and still count as the same time: *rel* of
+    the instance's time *scale* (:func:`time_scale`) plus :data:`ULPS` units in the last place of
+    the largest stamp. Never relative to the time itself: a schedule shifted to t = 1e6 is held to
+    the same tolerance as at t = 0; only the ulps (4 · 1.2e-10 at 1e6) grow, since no arithmetic
+    can do better. Schedulers use it with their own *rel* to decide that two events coincide."""
+    mag = np.abs(np.asarray(stamps[0], dtype=float))
     for t in stamps[1:]:
-        mag = np.maximum(mag, np.abs(t))
+        mag = np.maximum(mag, np.abs(np.asarray(t, dtype=float)))
     # jobs without pieces have spans of +-inf; their times compare as they are
-    return TOL + ULPS * np.spacing(np.where(np.isfinite(mag), mag, 0.0))
+    return rel * scale + ULPS * np.spacing(np.where(np.isfinite(mag), mag, 0.0))
 
 
-def _before(a, b) -> np.ndarray:
-    """Time a is earlier than time b beyond the time tolerance."""
+def time_slack(scale: float, t: float, rel: float = 1e-9) -> float:
+    """:func:`time_tolerance` for one time stamp *t*, as a Python float (for schedulers' event
+    loops): *rel* of the instance's time *scale* plus :data:`ULPS` ulps of *t*. Two event times
+    within it of each other are the same event; the default *rel* is the schedulers' (1e-9, a
+    thousandth of the verifier's TOL, so what they call simultaneous the verifier accepts)."""
+    return rel * scale + ULPS * math.ulp(t)
+
+
+def _time_slack(tol: float, *stamps) -> np.ndarray:
+    """The verifier's time tolerance: *tol* (TOL · the instance's time scale) plus ulps."""
+    return time_tolerance(tol, *stamps, rel=1.0)
+
+
+def _before(a, b, tol: float) -> np.ndarray:
+    """Time a is earlier than time b beyond the time tolerance *tol* (plus ulps)."""
     a, b = np.asarray(a), np.asarray(b)
-    return a < b - _time_slack(a, b)
+    return a < b - _time_slack(tol, a, b)
 
 
 def _exceeds(level, limit) -> np.ndarray:
@@ -393,7 +428,7 @@ def _levels(key: np.ndarray, start: np.ndarray, end: np.ndarray, rate: np.ndarra
     return _Levels(keys[keep], times[keep], t1[keep], level[keep])
 
 
-def _long_runs(lv: _Levels, mask: np.ndarray, worst) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _long_runs(lv: _Levels, mask: np.ndarray, worst, tol: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The stretches of time where *mask* holds, longer than the time tolerance.
 
     Consecutive masked segments of one key merge into one run first, so a violation cannot hide
@@ -411,20 +446,20 @@ def _long_runs(lv: _Levels, mask: np.ndarray, worst) -> tuple[np.ndarray, np.nda
     level = lv.level[heads].copy()
     worst.at(level, run, lv.level[mask])
     t_start = lv.t0[heads]
-    long = t_end - t_start > _time_slack(t_start, t_end)
+    long = t_end - t_start > _time_slack(tol, t_start, t_end)
     return heads[long], t_start[long], t_end[long], level[long]
 
 
-def _check_peak(lv: _Levels, limit: np.ndarray | float, what, unit: str) -> None:
+def _check_peak(lv: _Levels, limit: np.ndarray | float, what, unit: str, tol: float) -> None:
     lim = np.broadcast_to(limit, lv.key.shape) if np.ndim(limit) == 0 else np.asarray(limit)[lv.key]
-    heads, t0, _, peak = _long_runs(lv, _exceeds(lv.level, lim), np.maximum)
+    heads, t0, _, peak = _long_runs(lv, _exceeds(lv.level, lim), np.maximum, tol)
     if len(heads):
         i = heads[0]
         _fail(f"{what(int(lv.key[i]))}: {_fmt(peak[0])} {unit} in use at time {_fmt_t(t0[0])}, "
               f"more than the {_fmt(lim[i])} available")
 
 
-def _check_common(s: Schedule, n_jobs: int, family: str) -> None:
+def _check_common(s: Schedule, n_jobs: int, family: str, tol: float) -> None:
     """Checks every family shares."""
     for name in ("start", "end", "rate"):
         col = getattr(s, name)
@@ -444,15 +479,15 @@ def _check_common(s: Schedule, n_jobs: int, family: str) -> None:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): rate must be > 0, got {_fmt(s.rate[i])}")
-    bad = s.start < -TOL
+    bad = s.start < -tol
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): start must be >= 0, got {_fmt_t(s.start[i])}")
 
 
-def _check_release(s: Schedule, release: np.ndarray, label: str = "job") -> None:
+def _check_release(s: Schedule, release: np.ndarray, label: str, tol: float) -> None:
     r = release[s.job]
-    bad = _before(s.start, r)
+    bad = _before(s.start, r, tol)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{label} {s.job[i]}: starts at {_fmt_t(s.start[i])}, before its release time {_fmt_t(r[i])}")
@@ -467,11 +502,11 @@ def _job_span(s: Schedule, n_jobs: int) -> tuple[np.ndarray, np.ndarray]:
     return first, last
 
 
-def _check_precedence(first: np.ndarray, last: np.ndarray, edges: np.ndarray, name) -> None:
+def _check_precedence(first: np.ndarray, last: np.ndarray, edges: np.ndarray, name, tol: float) -> None:
     if not len(edges):
         return
     a, b = edges[:, 0], edges[:, 1]
-    bad = _before(first[b], last[a])
+    bad = _before(first[b], last[a], tol)
     if bad.any():
         e = int(np.flatnonzero(bad)[0])
         _fail(f"precedence {name(a[e])} -> {name(b[e])}: {name(b[e])} starts at {_fmt_t(first[b[e]])} "
@@ -516,7 +551,7 @@ def _check_machine_ids(s: Schedule, n: int, word: str, pooled_ok: bool) -> None:
         _fail(f"piece {i} (job {s.job[i]}): {word} {s.machine[i]} does not exist (allowed: {allowed})")
 
 
-def _check_identified_units(s: Schedule, n: int, word: str) -> None:
+def _check_identified_units(s: Schedule, n: int, word: str, tol: float) -> None:
     """Pieces on a named processor/machine run at rate 1, and a unit runs one piece at a time."""
     named = s.machine >= 0
     if not named.any():
@@ -526,7 +561,7 @@ def _check_identified_units(s: Schedule, n: int, word: str) -> None:
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): on {word} {s.machine[i]} the rate must be 1, got {_fmt(s.rate[i])}")
     lv = _levels(s.machine[named], s.start[named], s.end[named], np.ones(int(named.sum())))
-    _check_peak(lv, 1.0, lambda m: f"{word} {m}", "pieces")
+    _check_peak(lv, 1.0, lambda m: f"{word} {m}", "pieces", tol)
 
 
 def _check_single_piece(key: np.ndarray, n_keys: int, name, rule: str) -> np.ndarray:
@@ -560,7 +595,8 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
     """Paper 000 §1.1 and 002 §3: work, processor maxima and minima, whole processors, P in
     total, flow release times, precedence inside flows."""
     n = inst.n_jobs
-    _check_common(s, n, "malleable")
+    tol = TOL * time_scale(inst)
+    _check_common(s, n, "malleable", tol)
     name = lambda j: f"flow {inst.job_flow[j]}, job {j - inst.flow_offset[inst.job_flow[j]]}"  # noqa: E731
     bad = s.task != 0
     if bad.any():
@@ -568,42 +604,45 @@ def _verify_malleable(inst: MalleableInstance, s: Schedule) -> None:
         _fail(f"piece {i} ({name(s.job[i])}): task must be 0 for malleable jobs, got {s.task[i]}")
     _check_machine_ids(s, inst.processors, "processor", pooled_ok=True)
     _check_whole(s.rate, s, "rate (a number of processors)")
-    _check_identified_units(s, inst.processors, "processor")
-    _check_release(s, inst.job_release, "job")
+    _check_identified_units(s, inst.processors, "processor", tol)
+    _check_release(s, inst.job_release, "job", tol)
     work = np.bincount(s.job, weights=s.rate * (s.end - s.start), minlength=n)
     _check_work(work, inst.size, np.bincount(s.job, weights=_round_off(s, s.rate), minlength=n), name)
     per_job = _levels(s.job, s.start, s.end, s.rate)
-    _check_peak(per_job, inst.max_procs, lambda j: f"{name(j)} (max_processors {inst.max_procs[j]})", "processors")
+    _check_peak(per_job, inst.max_procs, lambda j: f"{name(j)} (max_processors {inst.max_procs[j]})", "processors",
+                tol)
     if "respects_minima" in s.promises:
         mins = inst.min_procs[per_job.key]
-        heads, t0, t1, low = _long_runs(per_job, (mins > 0) & (per_job.level < mins - TOL * mins), np.minimum)
+        heads, t0, t1, low = _long_runs(per_job, (mins > 0) & (per_job.level < mins - TOL * mins), np.minimum,
+                                        tol)
         if len(heads):
             j = int(per_job.key[heads[0]])
             _fail(f"{name(j)}: runs on {_fmt(low[0])} processors over [{_fmt_t(t0[0])}, {_fmt_t(t1[0])}) between "
                   f"its start and completion, below its min_processors {inst.min_procs[j]}")
     total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
-    _check_peak(total, float(inst.processors), lambda _: "all jobs", "processors")
+    _check_peak(total, float(inst.processors), lambda _: "all jobs", "processors", tol)
     first, last = _job_span(s, n)
-    _check_precedence(first, last, inst.edges, name)
+    _check_precedence(first, last, inst.edges, name, tol)
 
 
 def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
     """Paper 001 §III, eqs. (1)-(2): slots, arrivals, Map then Reduce, N machines per slot;
     non-preemptive Reduce tasks (eq. 2) when promised."""
     n = inst.n_jobs
-    _check_common(s, n, "mapreduce")
+    tol = TOL * time_scale(inst)
+    _check_common(s, n, "mapreduce", tol)
     _check_whole(s.start, s, "start (a slot boundary)")
     _check_whole(s.end, s, "end (a slot boundary)")
     _check_whole(s.rate, s, "rate (a number of machines)")
     _check_machine_ids(s, inst.machines, "machine", pooled_ok=True)
-    _check_identified_units(s, inst.machines, "machine")
+    _check_identified_units(s, inst.machines, "machine", tol)
     n_red = np.diff(inst.reduce_offset)
     bad = (s.task < MAP_TASK) | (s.task >= n_red[s.job])
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"piece {i} (job {s.job[i]}): task {s.task[i]} does not exist (Map is {MAP_TASK}, "
               f"Reduce tasks are 0..{n_red[s.job[i]] - 1})")
-    _check_release(s, inst.arrival.astype(float), "job")
+    _check_release(s, inst.arrival.astype(float), "job", tol)
     is_map = s.task == MAP_TASK
     work = s.rate * (s.end - s.start)
     map_done = np.bincount(s.job[is_map], weights=work[is_map], minlength=n)
@@ -620,17 +659,17 @@ def _verify_mapreduce(inst: MapReduceInstance, s: Schedule) -> None:
     np.maximum.at(map_end, s.job[is_map], s.end[is_map])
     red_start = np.full(n, np.inf)
     np.minimum.at(red_start, s.job[~is_map], s.start[~is_map])
-    bad = _before(red_start, map_end)
+    bad = _before(red_start, map_end, tol)
     if bad.any():
         j = int(np.flatnonzero(bad)[0])
         _fail(f"job {j}: Reduce work starts in slot {_fmt_t(red_start[j])}, but its last Map task runs in slot "
               f"{_fmt_t(map_end[j] - 1)}")
     total = _levels(np.zeros(len(s), dtype=np.int64), s.start, s.end, s.rate)
-    _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines")
+    _check_peak(total, float(inst.machines), lambda _: "all jobs", "machines", tol)
     red = ~is_map
     per_task = _levels(gtask, s.start[red], s.end[red], s.rate[red])
     _check_peak(per_task, 1.0, lambda t: f"job {inst.reduce_job[t]}, reduce task "
-                f"{t - inst.reduce_offset[inst.reduce_job[t]]} (one machine at a time)", "machines")
+                f"{t - inst.reduce_offset[inst.reduce_job[t]]} (one machine at a time)", "machines", tol)
     if "non_preemptive" in s.promises:
         _check_single_piece(gtask, len(inst.reduce_work),
                             lambda t: f"job {inst.reduce_job[t]}, reduce task {t - inst.reduce_offset[inst.reduce_job[t]]}",
@@ -660,7 +699,8 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     """Paper 003 §2: processing, packing (capacity, reservations included), placement, one machine
     at a time per task, release times; non-preemption and no migration when promised."""
     n = inst.n_jobs
-    _check_common(s, n, "packing")
+    tol = TOL * time_scale(inst)
+    _check_common(s, n, "packing", tol)
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     g, name = _task_index(inst, s)
     M = inst.n_machines
@@ -685,7 +725,7 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: piece {i} uses {_fmt(s.rate[i])} of the resource, but the task needs exactly "
               f"{_fmt(inst.demand[g[i]])} while it runs")
-    _check_release(s, inst.release, "job")
+    _check_release(s, inst.release, "job", tol)
     done = np.bincount(g, weights=(s.end - s.start) / ptime, minlength=inst.n_tasks)
     _check_work(done, np.ones(inst.n_tasks), np.bincount(g, weights=_round_off(s, 1 / ptime), minlength=inst.n_tasks),
                 name, "fraction of the task")
@@ -693,9 +733,9 @@ def _verify_packing(inst: PackingInstance, s: Schedule) -> None:
     nr = len(inst.reserve_machine)
     _check_peak(_levels(np.r_[s.machine, inst.reserve_machine], np.r_[s.start, np.zeros(nr)],
                         np.r_[s.end, inst.reserve_until], np.r_[s.rate, inst.reserve_demand]),
-                inst.capacities, lambda m: f"machine {m}" + (" (with its reservations)" if nr else ""), "resource")
+                inst.capacities, lambda m: f"machine {m}" + (" (with its reservations)" if nr else ""), "resource", tol)
     _check_peak(_levels(g, s.start, s.end, np.ones(len(s))), 1.0, lambda t: f"{name(t)} (one machine at a time)",
-                "machines")
+                "machines", tol)
     if "non_preemptive" in s.promises:
         _check_single_piece(g, inst.n_tasks, name, "the schedule promises no preemption")
     if "no_migration" in s.promises and len(s):
@@ -713,7 +753,8 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
     """Paper 004 §II: each task once, without preemption, on one machine for p/v, one task per
     machine at a time, release times, machine ready times, precedence between jobs."""
     n = inst.n_jobs
-    _check_common(s, n, "related")
+    tol = TOL * time_scale(inst)
+    _check_common(s, n, "related", tol)
     _check_machine_ids(s, inst.n_machines, "machine", pooled_ok=False)
     g, name = _task_index(inst, s)
     _check_single_piece(g, inst.n_tasks, name, "tasks run without preemption on related machines")
@@ -727,16 +768,16 @@ def _verify_related(inst: RelatedInstance, s: Schedule) -> None:
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: runs for {_fmt(s.end[i] - s.start[i])} on machine {s.machine[i]}, but size "
               f"{_fmt(inst.task_size[g[i]])} at speed {_fmt(inst.speeds[s.machine[i]])} takes {_fmt(need[i])}")
-    _check_release(s, inst.release, "job")
+    _check_release(s, inst.release, "job", tol)
     ready = inst.ready[s.machine]
-    bad = _before(s.start, ready)
+    bad = _before(s.start, ready, tol)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         _fail(f"{name(g[i])}: starts at {_fmt_t(s.start[i])} on machine {s.machine[i]}, before the machine's ready "
               f"time {_fmt_t(ready[i])}")
-    _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s))), 1.0, lambda m: f"machine {m}", "tasks")
+    _check_peak(_levels(s.machine, s.start, s.end, np.ones(len(s))), 1.0, lambda m: f"machine {m}", "tasks", tol)
     first, last = _job_span(s, n)
-    _check_precedence(first, last, inst.edges, lambda j: f"job {j}")
+    _check_precedence(first, last, inst.edges, lambda j: f"job {j}", tol)
 
 
 _VERIFIERS = {

@@ -668,13 +668,28 @@ def test_an_error_of_1e_3_relative_is_rejected(family):
         verify(make(), Schedule.from_pieces(_scale_end(pieces, len(pieces) - 1, 1 - 1e-3)))
 
 
-def test_time_tolerance_is_absolute_at_large_times():
-    # at t = 1e6 an ulp is 1.16e-10, so the time tolerance is TOL + 4 ulp = 1.0000005e-6: an overlap
-    # of 5e-7 is tolerated, one of 1e-5 (1e-11 relative, tolerated before issue 13) is not.
-    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1e6]), RelatedJob([1e6])))
-    accepts(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 5e-7, 2e6 - 5e-7, 1)])
-    rejects(inst, [(0, 0, 0, 0, 1e6, 1), (1, 0, 0, 1e6 - 1e-5, 2e6 - 1e-5, 1)],
-            "machine 0: 2 tasks in use at time 999999.99999, more than the 1 available")
+def test_time_tolerance_does_not_grow_with_the_time():
+    # Tasks of 1 at t = 1e6: an ulp is 1.16e-10, so the time tolerance is TOL · 1 + 4 ulp =
+    # 1.0000005e-6: an overlap of 5e-7 is tolerated, one of 1e-5 (1e-11 relative to the time,
+    # tolerated before issue 13) is not.
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([1.0]), RelatedJob([1.0])))
+    T = 1e6
+    accepts(inst, [(0, 0, 0, T, T + 1, 1), (1, 0, 0, T + 1 - 5e-7, T + 2 - 5e-7, 1)])
+    rejects(inst, [(0, 0, 0, T, T + 1, 1), (1, 0, 0, T + 1 - 1e-5, T + 2 - 1e-5, 1)],
+            "machine 0: 2 tasks in use at time 1000000.99999, more than the 1 available")
+
+
+@pytest.mark.parametrize("unit", [1e-9, 1e-3, 1.0, 1e6])
+def test_time_tolerance_follows_the_unit_of_the_durations(unit):
+    # Issue 31: the same instance and schedules written in another unit get the same verdicts.
+    # TOL is 1e-6 of the shortest duration (here 1 unit): an overlap of 0.5e-6 of it is
+    # tolerated, one of 1e-5 is not. Before, the tolerance was 1e-6 time units whatever the unit:
+    # at unit 1e-9 it was 1000 times the task, and an overlap of the whole task passed.
+    inst = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([unit]), RelatedJob([unit])))
+    accepts(inst, [(0, 0, 0, 0, unit, 1), (1, 0, 0, unit * (1 - 5e-7), unit * (2 - 5e-7), 1)])
+    rejects(inst, [(0, 0, 0, 0, unit, 1), (1, 0, 0, unit * (1 - 1e-5), unit * (2 - 1e-5), 1)],
+            "machine 0: 2 tasks in use at time")
+    rejects(inst, [(0, 0, 0, 0, unit, 1), (1, 0, 0, unit * 0.5, unit * 1.5, 1)], "machine 0: 2 tasks in use")
 
 
 # Issue 13, item 5: each schedule breaks one rule by a wide margin (half a unit, one unit, 20% of

@@ -89,6 +89,33 @@ def check_horizon(start: float, duration: float, what: str) -> None:
                             f"({MAX_WHOLE:.6g} = 2^53, where a double still resolves one unit)")
 
 
+RESOLUTION = 5e-10
+"""Shortest duration an instance may have, relative to the largest time it can reach.
+
+A duration d between two time stamps near T, each rounded to the nearest double, is off by up to
+one unit in the last place of T (2.2e-16·T, float64's epsilon); that must stay below the
+verifier's relative tolerance TOL = 1e-6 of the duration: d >= 2.2e-16 / 1e-6 · T = 2.2e-10 · T.
+The limit 5e-10 leaves a factor 2 for the few further operations a scheduler does on a stamp
+(the verifier allows 4 ulps per stamp). Below it no schedule of the instance can be judged to
+TOL, so the instance is refused at load (:func:`check_resolution`)."""
+
+
+def check_resolution(start: float, duration: float, shortest: float, what: str, short: str) -> None:
+    """InstanceError unless *start* + *duration* is at most :data:`MAX_WHOLE` (see
+    :func:`check_horizon`) and the *shortest* duration of the instance is at least
+    :data:`RESOLUTION` times that horizon. *what* says what the horizon is, *short* what the
+    shortest duration is."""
+    check_horizon(start, duration, what)
+    horizon = float(start) + float(duration)
+    if shortest < RESOLUTION * horizon:
+        raise InstanceError(
+            f"instance: {short} is {shortest:.6g}, below the resolution of its times: {what} reaches "
+            f"{horizon:.6g}, and a duration under {RESOLUTION:g} of that is lost in the round-off of "
+            f"double-precision time stamps; move the origin of time closer (subtract the earliest release from "
+            f"every release and ready time), or leave out durations this short beside the others (multiplying "
+            f"every time by one factor does not change the ratio)")
+
+
 Locate = Callable[[int], str]
 """Maps an entry's index to its location in the user's terms, e.g. ``lambda i: f"job {i}"``."""
 

@@ -134,7 +134,9 @@ class MalleableInstance(Instance):
         sets(self, "flow_release", ck.readonly(np.array([float(fl.release) for fl in flows])))
         with np.errstate(over="ignore"):
             work = float(np.sum(self.size))
-        ck.check_horizon(float(np.max(self.flow_release)), work, "the latest release plus all work on one processor")
+        ck.check_resolution(float(np.max(self.flow_release)), work, float(np.min(self.size / self.max_procs)),
+                            "the latest release plus all work on one processor",
+                            "the shortest job (size / max_processors)")
 
     @property
     def n_flows(self) -> int:

@@ -289,8 +289,10 @@ class PackingInstance(Instance):
             np.maximum.at(longest, self.explicit_task, self.explicit_time)
         with np.errstate(over="ignore"):
             work = float(np.sum(longest))
-        ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.reserve_until, initial=0.0))), work,
-                         "the latest release or reservation end plus every task's longest processing time")
+        shortest = min(float(np.min(self.explicit_time, initial=np.inf)), float(np.min(self.elsewhere_time)))
+        ck.check_resolution(max(float(np.max(self.release)), float(np.max(self.reserve_until, initial=0.0))), work,
+                            shortest, "the latest release or reservation end plus every task's longest processing "
+                            "time", "the shortest processing time")
 
     @classmethod
     def _from_validated(cls, capacities: np.ndarray, *, weights: np.ndarray, release: np.ndarray,
@@ -362,8 +364,9 @@ class PackingInstance(Instance):
         _set_machine_classes(self, caps, rm)
         with np.errstate(over="ignore"):
             work = float(np.sum(np.maximum.reduceat(place_time, po[:-1]))) if n_tasks else 0.0
-        ck.check_horizon(max(float(np.max(release)), float(np.max(ru, initial=0.0))), work,
-                         "the latest release or reservation end plus every task's longest processing time")
+        ck.check_resolution(max(float(np.max(release)), float(np.max(ru, initial=0.0))), work,
+                            float(np.min(place_time, initial=np.inf)), "the latest release or reservation end plus "
+                            "every task's longest processing time", "the shortest processing time")
         return self
 
     @property

@@ -102,8 +102,25 @@ class RelatedInstance(Instance):
         sets(self, "task_size", ck.readonly(np.concatenate(sizes)))
         with np.errstate(over="ignore"):
             work = float(np.sum(self.task_size / float(np.min(speeds))))
-        ck.check_horizon(max(float(np.max(self.release)), float(np.max(self.ready, initial=0.0))), work,
-                         "the latest release or ready time plus every task at the slowest speed")
+        ck.check_resolution(max(float(np.max(self.release)), float(np.max(self.ready, initial=0.0))), work,
+                            float(np.min(self.task_size)) / float(np.max(speeds)),
+                            "the latest release or ready time plus every task at the slowest speed",
+                            "the shortest task (size / the fastest speed)")
+
+    def rescaled(self, factor: float, origin: float = 0.0) -> RelatedInstance:
+        """The same instance with the origin of time moved to *origin* (at most every release)
+        and every time then multiplied by *factor*: sizes, releases and ready times (a ready time
+        before *origin* becomes 0: no job is released before it anyway). A schedule of it, its
+        times divided by *factor* plus *origin*, is one of this instance, of cost divided by
+        *factor* plus *origin* · Σ w. Exact when *factor* is a power of 2 and *origin* 0; the
+        exact engines solve in the instance's own unit that way, so their tolerances are
+        relative to its durations and its origin."""
+        if not origin <= float(np.min(self.release)):
+            raise InstanceError(f"rescaled: origin {origin!r} is after the earliest release {np.min(self.release)!r}")
+        jobs = tuple(RelatedJob(tasks=np.asarray(job.tasks) * factor, weight=job.weight,
+                                release=(job.release - origin) * factor) for job in self.jobs)
+        return RelatedInstance(speeds=self.speeds, jobs=jobs, edges=self.edges, name=self.name,
+                               ready=np.maximum(np.asarray(self.ready) - origin, 0.0) * factor)
 
     @property
     def n_jobs(self) -> int:

@@ -56,6 +56,31 @@ than the binaries (two tasks of 12,300 and 157 slots: 25k binaries, 3.9 M terms,
 Pyomo; 10^5 slots took the fuzz run past 24 GB). The builder refuses past this up front."""
 
 
+MAX_GRID_CELLS = 10_000_000
+"""Most (machine, slot) cells of the time grid: the capacity rows and the room left by reservations
+are laid out over every slot up to the horizon, so a grid of tiny slots far from 0 (one task of
+0.005 released at 10^6: 2·10^8 slots) would take minutes and gigabytes before any variable is
+made. The builders refuse past this up front."""
+
+
+def _check_grid(machines: int, slots: int, unit: float, horizon: float) -> None:
+    if machines * slots > MAX_GRID_CELLS:
+        raise AlgorithmError(
+            f"packing MIP: the time grid would have {slots:,} slots of {unit:g} on each of {machines} machines "
+            f"({machines * slots:,} cells, more than the limit of {MAX_GRID_CELLS:,}), up to the horizon {horizon:g}; "
+            f"the grid is the largest unit dividing every processing time, release and reservation end, and it "
+            f"starts at time 0: coarser times, or releases shifted closer to 0, make a smaller model")
+
+
+def check_grid(instance: PackingInstance) -> None:
+    """AlgorithmError, before any work, when the instance is off every grid the MIP accepts
+    (:func:`time_unit`) or its grid up to the horizon would pass :data:`MAX_GRID_CELLS`; callers
+    run it before their starts and relaxations, so a refusal comes at once."""
+    unit = time_unit(instance)
+    *_, end = _windows(instance, unit, None)
+    _check_grid(instance.n_machines, int(end.max()), unit, float(end.max()) * unit)
+
+
 def _check_terms(count: int, unit: float, slots: int, limit: int) -> None:
     if count > limit:
         raise AlgorithmError(
@@ -145,6 +170,7 @@ def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms:
     rj = rel[instance.task_job[qt]]
     last = end[instance.task_job[qt]] - qp
     starts = np.maximum(last - rj + 1, 0)
+    _check_grid(instance.n_machines, int(end.max()), unit, float(end.max()) * unit)
     _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
     _check_terms(int((starts * qp).sum()), unit, int(end.max()),
                  MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
@@ -220,8 +246,9 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
     job = instance.task_job
     nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
     S = int(end.max())
-    _check_size(int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()), "run slots of each task on each machine",
-                unit, S)
+    _check_grid(M, S, unit, S * unit)
+    _check_size(int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()) + int(end.sum()),
+                "run slots of each task on each machine, and completion slots of each job", unit, S)
     vq, vs = flat_ranges(rel[job[qt]], end[job[qt]] - 1)
     many = np.bincount(qt, minlength=nT)[qt] > 1
     yq = np.flatnonzero(many)

@@ -58,6 +58,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpressio
 from schedrelax._matrix import AT_LOWER, AT_UPPER, BASIC, MatrixProgram, ProgramBuilder, to_pyomo, vertex_statuses
 from schedrelax.instances import PackingInstance
 from schedrelax.instances._checks import flat_ranges, positions
+from schedrelax.schedules import time_slack
 
 FORMULATIONS = ("sparse", "plain")
 _TIME_TOL = 1e-9
@@ -342,7 +343,9 @@ def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, fo
     task_job = instance.task_job
     r_task = instance.release[task_job]
     rq = r_task[qt]
-    slack = _TIME_TOL * np.maximum(1.0, d[-1])
+    # A sliver of the grid's unit (its shortest time), not of the horizon: the test must not
+    # change with the unit or the origin of time.
+    slack = time_slack(grid.unit, float(d[-1]), _TIME_TOL)
     if lp == "LP1":  # (d_{l-1}, d_l] overlaps (r_j, ∞) once d_l > r_j
         first = np.searchsorted(d, rq + slack, side="right")
     else:  # (13b): complete by d_l needs r_j + p^i <= d_l

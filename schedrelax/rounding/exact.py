@@ -14,16 +14,27 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from schedrelax.result import COST_MATCH, meets_bound
+from schedrelax.result import COST_MATCH, cost_gap_ok, meets_bound, refutes  # noqa: F401 - re-exported
 from schedrelax.solvers.result import SolveResult
 
-BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8}
+BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8, "mip_abs_gap": 0.0}
 """HiGHS options for the exact models with big-M rows (malleable event times, related disjunctions).
 With HiGHS 1.16's default mip_feasibility_tolerance (1e-6) a row ``C <= d + H u`` with H = 20001 was
 met by a solution HiGHS then called optimal at twice the true optimum (a bound above OPT): measured
 on P = 2, works 20000, 0.1 and 1 with SLA steps. 1e-7 and tighter prove the true optimum; 1e-8
 keeps a margin, and 1e-9 is not used because HiGHS 1.12 ends a two-task related MIP with
-"Solve error" at 1e-9."""
+"Solve error" at 1e-9.
+
+``mip_abs_gap`` 0: HiGHS's default (1e-6) stops a search whose gap is below 1e-6 in the
+objective's own unit, which is most of the cost for an instance written in small units (issue
+31: "optimal" 1.34962e-05 with a bound 1.32033e-05, a 2 % gap); the relative gap (0 here) is
+the one rule."""
+
+
+def gap_options(solver: str) -> dict[str, Any]:
+    """Options that make a MIP's "optimal" mean a relative gap of 0 with *solver*: HiGHS's
+    ``mip_abs_gap`` 0 (see :data:`BIG_M_TOLERANCES`); nothing for other back ends."""
+    return {"mip_abs_gap": 0.0} if solver == "highs" or solver.startswith("highs:") else {}
 
 
 def exact_solver_options(solver: str) -> dict[str, Any]:
@@ -46,7 +57,7 @@ def exact_outcome(cost: float, mip_objective: float, bound: float | None, res: S
     the start (verified, so feasible; the solver's status stays in ``solver_status``); otherwise
     the solver's own status (e.g. a time limit with an unproven solution).
     """
-    kept = bool(cost <= mip_objective + COST_MATCH * max(1.0, abs(mip_objective)))
+    kept = bool(cost <= mip_objective or cost_gap_ok(cost, mip_objective))
     optimal = exact and meets_bound(cost, bound)
     if optimal:
         status = "optimal"
@@ -66,10 +77,10 @@ equals it must not be cut off by the last digit."""
 
 
 def below(bound: float | None) -> float | None:
-    """*bound* lowered by :data:`BOUND_SLACK` (relative to max(1, |bound|)), None stays None."""
+    """*bound* lowered by :data:`BOUND_SLACK` relative to |bound|, None stays None."""
     if bound is None or not math.isfinite(bound):
         return None
-    return bound - BOUND_SLACK * max(1.0, abs(bound))
+    return bound - BOUND_SLACK * abs(bound)
 
 
 def run_candidates(instance, names, *, solver: str = "highs", seed: int | None = 0, params=None) -> list:

@@ -771,7 +771,7 @@ def snap_to_data_times(times: np.ndarray, anchors: np.ndarray, window: float = _
 
 def _below(bound: float) -> float:
     """A cost below this refutes *bound* as a lower bound (beyond the optimality tolerance)."""
-    return bound - COST_MATCH * max(1.0, abs(bound))
+    return bound - COST_MATCH * abs(bound)
 
 
 MALLEABLE_STARTS = ("fifo", "fair", "fair-hfs", "fair-paper", "flex", "flex-rap", "flowflex", "flowflex-knapsack",

@@ -32,6 +32,7 @@ from schedrelax.instances import PackingInstance, PackingJob, PackingTask
 from schedrelax.models.packing_mip import (
     build_nonpreemptive_mip,
     build_preemptive_mip,
+    check_grid,
     packing_mip_schedule,
     packing_mip_start,
 )
@@ -53,6 +54,7 @@ from schedrelax.rounding.exact import (
     best_start,
     exact_outcome,
     keep_cheaper,
+    gap_options,
     larger_bound,
 )
 from schedrelax.rounding.matching import (
@@ -549,6 +551,7 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
         from schedrelax.rounding.cpsat import packing_cpsat
 
         return packing_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
+    check_grid(instance)  # a refusal before the starts and the relaxation, not after them
     t0 = time.perf_counter()
     incumbent = evaluate(instance, fifo_packing(instance).schedule).objective
     start = relaxation = None
@@ -564,7 +567,7 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
         model = build_nonpreemptive_mip(instance, upper_bound=incumbent, lower_bound=below(lp_bound))
     warm = start is not None and packing_mip_start(model, start.schedule)
     t1 = time.perf_counter()
-    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm)
+    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm, **gap_options(solver))
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedrelax.instances import PackingInstance
-from schedrelax.schedules import Schedule
+from schedrelax.schedules import Schedule, time_slack
 
 FIT_TOL = 1e-9
 """Relative slack when testing whether a demand fits the free capacity (float sums of demands)."""
@@ -341,8 +341,11 @@ def interval_fraction_packing(machine: np.ndarray, duration: np.ndarray, demand:
             busy[t] = True
             free[i] -= dem[h]
 
+    # Ends within a sliver of the shortest fraction (plus ulps of the clock) are one event: a
+    # tolerance relative to the time itself would be longer than the tasks late in time.
+    scale = float(np.min(duration)) if n else 1.0
     while n_done < n:
-        limit = now + FIT_TOL * max(1.0, now)
+        limit = now + time_slack(scale, now)
         ending = set()
         while end_heap and end_heap[0][0] <= limit:
             e, k = heapq.heappop(end_heap)
@@ -594,7 +597,7 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
     n = len(items)
     inf = math.inf
     rem = list(duration)
-    finish_tol = [FIT_TOL * max(1.0, d) for d in duration]
+    finish_tol = [FIT_TOL * d for d in duration]
     until_list = until.tolist()
     now = min(release)
     events = sorted(set(release).union(until_list))
@@ -649,7 +652,7 @@ def _preemptive_machine(i: int, items: list[int], duration: list[float], demand:
             raise RuntimeError(f"preemptive_list_packing: an item larger than machine {i}")
         for k in chosen:
             rem[k] -= nxt - now
-            if rem[k] <= finish_tol[k]:
+            if rem[k] <= finish_tol[k] + time_slack(0.0, nxt):
                 left -= 1
                 if tree is not None:
                     tree.set(k, -np.inf)

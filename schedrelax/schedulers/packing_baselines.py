@@ -20,6 +20,7 @@ import numpy as np
 
 from schedrelax.result import Result
 from schedrelax.instances import PackingInstance
+from schedrelax.schedules import time_scale, time_slack
 from schedrelax.schedulers.list_packing import (
     FIT_TOL,
     Reservations,
@@ -406,9 +407,10 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             del lst[bisect.bisect_left(lst, (-was, ik))]
             bisect.insort(lst, (-float(free[ik]), ik))
 
+    scale = time_scale(instance)  # tasks ending within a sliver of the shortest one end together
     while not done.all():
         running = np.flatnonzero(run_machine >= 0)
-        for t in running[run_start[running] + rem[running] * run_time[running] <= now + FIT_TOL * max(1.0, now)]:
+        for t in running[run_start[running] + rem[running] * run_time[running] <= now + time_slack(scale, now)]:
             stop(int(t), now)
             done[t] = True
         if preemptive:
@@ -581,8 +583,9 @@ def jsq_maxweight(instance: PackingInstance, order: np.ndarray, name: str) -> Re
                 choice = (weight, n, c[0], c[1])
         return choice
 
+    scale = time_scale(instance)
     while started < nT:
-        while running and running[0][0] <= now + FIT_TOL * max(1.0, now):
+        while running and running[0][0] <= now + time_slack(scale, now):
             _, i, t = heapq.heappop(running)
             on_machine[i] -= 1
             free[i] = caps[i] - taken[i] if on_machine[i] == 0 else free[i] + demand[t]

@@ -101,11 +101,12 @@ class Outcome:
 
 
 def _close(a: float, b: float) -> bool:
-    return abs(a - b) <= REL_TOL * max(1.0, abs(a), abs(b))
+    """Equal within REL_TOL relative (no absolute floor: the same in any unit, issue 31)."""
+    return abs(a - b) <= REL_TOL * max(abs(a), abs(b))
 
 
 def _at_most(a: float, b: float) -> bool:
-    return a <= b + REL_TOL * max(1.0, abs(a), abs(b))
+    return a <= b + REL_TOL * max(abs(a), abs(b))
 
 
 def mip_proved_optimal(result) -> bool:
@@ -198,7 +199,7 @@ def check_run(name: str, instance: Instance, *, params: dict | None = None, opti
         out.kind, out.message = "beats-optimum", f"objective {res.objective!r} < proven MIP optimum {optimum!r}"
         return out
     if name.split(":")[-1] == "mip" and ":" not in name and mip_proved_optimal(res) and lb is not None and \
-            abs(res.objective - lb) > OPTIMAL_GAP * max(1.0, abs(lb)):
+            abs(res.objective - lb) > OPTIMAL_GAP * abs(lb):
         out.kind, out.message = "optimal-label-wrong", (f"mip says optimal (status {res.info.get('status')!r}) with "
                                                         f"bound {lb!r} but its schedule costs {res.objective!r}")
         return out
@@ -308,7 +309,7 @@ def second_engine(instance: Instance, params: dict[str, Any], optimum: float | N
     o = check_run("mip", instance, params=params, optimum=optimum, solver="cpsat")
     o.algorithm = "mip --solver cpsat"
     if o.kind == "ok" and optimum is not None and mip_proved_optimal(o.result) and \
-            abs(o.result.objective - optimum) > OPTIMAL_GAP * max(1.0, abs(optimum)):
+            abs(o.result.objective - optimum) > OPTIMAL_GAP * abs(optimum):
         o.kind, o.message = "engines-disagree", (f"cpsat proves {o.result.objective!r}, the HiGHS MIP "
                                                  f"{optimum!r}")
     return o

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from schedrelax import algorithms
-from schedrelax.errors import AlgorithmError
+from schedrelax.errors import AlgorithmError, InstanceError
 from schedrelax.instances import (
     Flow,
     MalleableInstance,
@@ -286,11 +286,10 @@ def test_a_tiny_job_arriving_late_is_run_not_dropped(replan_on):
         pytest.approx(2e-9, rel=1e-6)
 
 
-def test_a_job_too_short_for_its_clock_is_a_typed_error():
+def test_a_job_too_short_for_its_clock_is_refused_at_load():
     # 1e-12 work released at 1e6: the spacing of doubles at 1e6 is 1.16e-10, so the plan's piece
     # [0, 1e-12] on the sub-instance's clock is [1e6, 1e6] on the original one. The simulator
-    # said nothing and run's verify then rejected the schedule ("work done is 0"); it must name
-    # the job instead.
-    inst = MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([1e-12], [1], release=1e6)))
-    with pytest.raises(AlgorithmError, match=r"job 1 .*1e-12.* time 1000000"):
-        simulate(inst, "fifo", bound=False)
+    # once said nothing, then named the job; since issue 31 the instance itself is refused (its
+    # shortest job is below 1e-9 of its horizon).
+    with pytest.raises(InstanceError, match=r"the shortest job .* is 1e-12, below the resolution of its times"):
+        MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([1e-12], [1], release=1e6)))

@@ -6,11 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, reject, settings, strategies as st
 
 from schedrelax import algorithms
 from schedrelax.algorithms import run
-from schedrelax.errors import AlgorithmError, NoOptimalSolutionError
+from schedrelax.errors import AlgorithmError, InstanceError, NoOptimalSolutionError
 from schedrelax.instances import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances.generate import generate
 from schedrelax.instances import costs
@@ -385,7 +385,10 @@ def _mip_instances(draw):
     }
     cost = [draw(st.sampled_from(sorted(kinds)).flatmap(kinds.__getitem__)) for _ in range(n)]
     objective = draw(st.sampled_from(["minisum", "minimax"]))
-    return single_job_flows(P, sizes, maxima, mins, costs=cost, objective=objective)
+    try:
+        return single_job_flows(P, sizes, maxima, mins, costs=cost, objective=objective)
+    except InstanceError:  # the shortest job below 5e-10 of the horizon: refused at load (issue 31)
+        reject()
 
 
 @given(_mip_instances())

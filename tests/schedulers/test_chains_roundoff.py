@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from schedrelax.errors import AlgorithmError
+from schedrelax.errors import InstanceError
 from schedrelax.instances import Flow, MalleableInstance
 from schedrelax.schedules import verify
 from schedrelax.schedulers.chains import flow_chains
@@ -17,24 +17,25 @@ def _chain_of_two(first, second):
                                                        edges=[[0, 1]]),))
 
 
-def test_a_job_shorter_than_the_merge_tolerance_keeps_its_pseudo_job():
-    # Job 1 (1e-9 long) runs over [1e6, 1e6 + 1e-9] in the pseudo-schedule, closer than the
-    # relative 1e-12 (1e-6 here) within which event times merge. Its start and end must stay
-    # apart: two pseudo-jobs, the second made of job 1 with all its 1e-9 of work.
-    inst = _chain_of_two(1e6, 1e-9)
+def test_a_job_at_the_resolution_limit_keeps_its_pseudo_job():
+    # Job 1 (2e-3 long, 2e-9 of the horizon 1e6) runs over [1e6, 1e6 + 2e-3] in the
+    # pseudo-schedule. Its start and end must stay apart: two pseudo-jobs, the second made of
+    # job 1 with all its work.
+    inst = _chain_of_two(1e6, 2e-3)
     ch = flow_chains(inst)
     assert ch.member_job.tolist() == [0, 1]
-    assert ch.member_work[1] == pytest.approx(1e-9, rel=1e-9)
+    assert ch.member_work[1] == pytest.approx(2e-3, rel=1e-9)
     schedule = mcnaughton(ch, greedy_deadline(ch, np.array([1e7])))
     assert exact_problems(inst, schedule) == []
     verify(inst, schedule)
 
 
-def test_a_job_too_short_for_its_start_time_is_a_clear_error():
-    # 1e-12 is below half an ulp of 1e6 (1.16e-10): 1e6 + 1e-12 == 1e6, so job 1 has no interval
-    # of the pseudo-schedule at all. Dropping it silently was the old behaviour.
-    with pytest.raises(AlgorithmError, match=r"flow 0, job 1: .* 1e-12 .* 1000000"):
-        flow_chains(_chain_of_two(1e6, 1e-12))
+@pytest.mark.parametrize("short", [1e-9, 1e-12])
+def test_a_job_below_the_resolution_of_its_times_is_refused_at_load(short):
+    # Issue 31: these chains (1e-9 or 1e-12 after 1e6) were handled here, the second refused by
+    # flow_chains; both are below 5e-10 of the horizon and now refused when the instance is built.
+    with pytest.raises(InstanceError, match="below the resolution of its times"):
+        _chain_of_two(1e6, short)
 
 
 def test_pseudo_job_size_fits_every_member():

@@ -126,11 +126,12 @@ def test_plan_respects_processors_bounds_and_chain_order(inst):
 
 
 def test_a_tiny_pseudo_job_in_a_hole_late_in_time_gets_only_its_own_area():
-    # P = 2. Chain 0 holds one processor over [0, 1000); chain 1 the other over [0, 1000 − 1e-7).
-    # That leaves a hole [1000 − 1e-7, 1000) on one processor. Chain 2 (9.95e-8 work on 1) fits
-    # in it and ends 5e-10 before its end: its piece must last 9.95e-8, not the whole hole (the
-    # old slack of 1e-12 × the clock, 1e-9 here, gave it 0.5% more work than it has).
-    h = 1e-7
+    # P = 2. Chain 0 holds one processor over [0, 1000); chain 1 the other over [0, 1000 − 1e-5).
+    # That leaves a hole [1000 − 1e-5, 1000) on one processor. Chain 2 (1e-5 − 5e-10 work on 1)
+    # fits in it and ends 5e-10 before its end: its piece must last that long, not the whole hole
+    # (the old slack of 1e-12 × the clock, 1e-9 here, gave it 5e-5 more work than it has). (A hole
+    # of 1e-7, as this test had before issue 31, is below 5e-10 of the horizon 2000: refused.)
+    h = 1e-5
     inst = _flows(2, ([1000.0], [1]), ([1000.0 - h], [1]), ([h - 5e-10], [1]))
     plan = greedy_deadline(flow_chains(inst), np.array([1.0, 2.0, 3.0]))
     (start, end, procs), = _pieces(plan, 2)

@@ -1,0 +1,139 @@
+"""The same answer in any unit (issue 31): the property of :mod:`tests.fuzz.units`, and the
+issue's examples pinned as regression tests.
+
+The fast test runs a handful of instances at a few scales and offsets through the algorithms that
+use no solver (seconds). The slow one (``--runslow``) runs every algorithm, ``mip`` included, on
+``UNIT_INSTANCES`` instances per family (default 40) at every scale 10^-9..10^6 and offsets up to
+10^6; benchmarks/fuzz_units.py runs any number outside pytest and prints the figures.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+import pytest
+
+from schedrelax.algorithms import available, run
+from schedrelax.errors import InstanceError
+from schedrelax.instances.base import from_dict
+from tests.fuzz.units import FAMILIES, Tally, check_instance, copies_for, plan, random_instance, transform
+
+SLOW_INSTANCES = int(os.environ.get("UNIT_INSTANCES", "40"))
+
+
+def _report(tally: Tally) -> str:
+    return "\n".join(f"{f['algorithm']} at scale {f['scale']:g}, offset {f['offset']:g}: {f['kind']}: {f['message']}"
+                     f"\n  instance: {f['instance']}" for f in tally.failures[:10])
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_same_verdicts_in_any_unit_fast(family):
+    rng = random.Random(31)
+    names = [(n, p) for n, p in plan(family) if not next(s for s in available(family) if s.name == n).uses_solver]
+    copies = [(1.0, 1e6)] if family == "mapreduce" else [(1e-6, 0.0), (1e-3, 1e6), (1e3, 1.0)]
+    tally = Tally()
+    check_instance(random_instance(family, rng), copies, tally, names)
+    assert tally.runs >= len(names) * (1 + len(copies)) - tally.refused_at_load * len(names)
+    assert not tally.failures, _report(tally)
+
+
+@pytest.mark.slow
+@pytest.mark.xfail(strict=False, reason=(
+    "issue 31, measured on 35,684 runs (benchmarks/fuzz_units.py, seed 7): 437 failures remain, in classes "
+    "not fixed yet: packing mip refused off its k/q grid at most scales (230), synchpack1-3 objectives that "
+    "change with the unit or origin (their LPs are solved in absolute units, 122), malleable mip 'optimal' -> "
+    "'feasible' at scales <= 1e-6 (16, its model is not yet solved in the instance's own unit), flowflex's "
+    "LP bound refuted once at 1e-8, fair/fair-paper a zero-length piece at 1e-6 + 1000 (2), 22 hangs of "
+    "the 22 s guard on a loaded machine"))
+@pytest.mark.parametrize("family", FAMILIES)
+def test_same_verdicts_in_any_unit(family):
+    rng = random.Random(3100 + FAMILIES.index(family))
+    tally = Tally()
+    for _ in range(SLOW_INSTANCES):
+        check_instance(random_instance(family, rng), copies_for(family, rng, 16), tally)
+    assert not tally.failures, _report(tally)
+
+
+def test_transform_scales_durations_and_shifts_releases():
+    doc = {"family": "related", "schema_version": 1, "speeds": [2.0], "ready": [1.0],
+           "jobs": [{"tasks": [4.0, 6.0], "weight": 2.0, "release": 3.0}], "edges": []}
+    out = transform(doc, 1e-3, 1e6)
+    assert out["jobs"][0]["tasks"] == [4e-3, 6e-3] and out["jobs"][0]["release"] == 1e6 + 3e-3
+    assert out["ready"] == [1e6 + 1e-3] and doc["jobs"][0]["release"] == 3.0
+
+
+# ------------------------------------------------------------------- the issue's examples, pinned
+
+def _tiny_packing(release: float) -> dict:
+    return {"family": "packing", "schema_version": 1, "capacities": [1.0, 0.5], "jobs": [
+        {"tasks": [{"demand": 0.146, "placement": [0, 1], "processing_time": [0.011, 0.011]}], "weight": 1.0,
+         "release": release},
+        {"tasks": [{"demand": 0.057, "placement": [0, 1], "processing_time": [0.01, 0.01]}], "weight": 1.0,
+         "release": release}]}
+
+
+@pytest.mark.parametrize("name", ["tetris", "tetris-np", "synchpack1", "psrs", "jsq-mw", "fifo"])
+def test_millisecond_tasks_released_at_a_million(name):
+    # Before: tetris, tetris-np and synchpack1 ended the 0.011 task at 0.01 ("fraction of the task
+    # done is 0.909091, must be 1"): a completion tolerance of 1e-9 · max(1, t) is 1e-3 at t = 1e6.
+    # Both tasks fit one machine at once, so each job completes at 1e6 + its own time.
+    res = run(name, from_dict(_tiny_packing(1e6)))
+    assert sorted(res.schedule.end.tolist()) == pytest.approx([1e6 + 0.01, 1e6 + 0.011], abs=1e-9)
+
+
+def test_durations_below_the_resolution_of_their_times_are_refused_at_load():
+    doc = _tiny_packing(1e6)
+    for job in doc["jobs"]:
+        job["tasks"][0]["processing_time"] = [p * 1e-6 for p in job["tasks"][0]["processing_time"]]
+    with pytest.raises(InstanceError, match=r"the shortest processing time is 1e-08, below the resolution of its "
+                                            r"times: .* reaches 1e\+06, and a duration under 5e-10 of that is lost "
+                                            r".*; move the origin of time closer"):
+        from_dict(doc)
+    doc["jobs"][0]["release"] = doc["jobs"][1]["release"] = 0.0  # the same durations near 0 are fine
+    from_dict(doc)
+
+
+RELATED = {"family": "related", "schema_version": 1, "speeds": [52.458, 52.628],
+           "jobs": [{"tasks": [1.4855e-05, 1.5928e-05, 8.236e-06, 5.484e-06], "weight": 6},
+                    {"tasks": [6.111e-06], "weight": 6}, {"tasks": [3.6726e-05, 8.138e-06], "weight": 6}],
+           "edges": [[0, 1], [1, 2]]}
+
+
+@pytest.mark.slow
+def test_related_mip_in_microseconds_proves_what_cpsat_proves():
+    # Before: HiGHS said "optimal 1.34962e-05" with a bound 1.32033e-05 (its absolute gap 1e-6 and
+    # big-M tolerance 1e-8 at durations of 1e-7); CP-SAT proves 1.34782e-05, as HiGHS does x 10^6.
+    inst = from_dict(RELATED)
+    highs = run("mip", inst, time_limit=30)
+    cpsat = run("mip", inst, solver="cpsat", time_limit=30)
+    assert cpsat.status == "optimal" and highs.status == "optimal"
+    assert highs.objective == pytest.approx(cpsat.objective, rel=1e-6)
+    assert highs.lower_bound <= cpsat.objective * (1 + 1e-6)
+
+
+def test_optimal_needs_a_relative_gap_in_any_unit():
+    from schedrelax.rounding.exact import meets_bound, refutes
+
+    for unit in (1e-9, 1e-6, 1.0, 1e6):
+        # The issue's HiGHS "optimal": a 2 % gap, accepted before at unit 1e-6 (1e-6 · max(1, |cost|)).
+        assert not meets_bound(13.4962 * unit, 13.2033 * unit)
+        assert meets_bound(13.4962 * unit, 13.4962 * unit * (1 - 5e-7))
+        # A bound 10 % above a verified cost is refuted at every unit (before: not below 1e-5).
+        assert refutes(1.0 * unit, 1.1 * unit) and not refutes(1.0 * unit, (1 + 5e-7) * unit)
+
+
+def test_packing_mip_refuses_a_huge_time_grid_at_once():
+    # Before: one task of 0.005 released at 10^6 built a grid of 2·10^8 slots for minutes, past
+    # time_limit; now refused before the starts and the relaxation run.
+    from schedrelax.errors import AlgorithmError
+    from schedrelax.models.packing_mip import check_grid
+
+    doc = {"family": "packing", "schema_version": 1, "capacities": [1.0], "jobs": [
+        {"tasks": [{"demand": 0.5, "placement": [0], "processing_time": [0.005]}], "weight": 1.0, "release": 1e6}]}
+    with pytest.raises(AlgorithmError, match=r"200,000,001 slots of 0.005 .* more than the limit of 10,000,000"):
+        check_grid(from_dict(doc))
+    with pytest.raises(AlgorithmError, match="time grid would have"):
+        run("mip", from_dict(doc), time_limit=10)
+    doc["jobs"][0]["release"] = 1.0
+    check_grid(from_dict(doc))  # 201 slots: built as before
