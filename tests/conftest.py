@@ -88,3 +88,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             name = mark.args[0] if mark.args else mark.kwargs.get("name")
             if name not in selected:
                 item.add_marker(pytest.mark.skip(reason=f"solver {name!r} not selected or not present"))
+
+
+@pytest.fixture(autouse=True)
+def _schedrelax_logger_restored():
+    """Every test starts with the package logger as the last one found it: the CLI's configure()
+    (a test calling main with -v or -q) adds a handler, sets a level and stops propagation, which
+    would hide later tests' messages from caplog."""
+    import logging
+
+    log = logging.getLogger("schedrelax")
+    state = (list(log.handlers), log.level, log.propagate)
+    yield
+    log.handlers[:], log.level, log.propagate = state[0], state[1], state[2]
