@@ -819,7 +819,11 @@ def _isnan(v: Any) -> bool:
 def _read_cells(path: Path):
     import pandas as pd
 
-    table = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"point": str, "setting": str})
+    # a float read back must be the one written, so that a resumed run's statistics are the
+    # uninterrupted run's to the last bit: pandas before 3 parses off by an ulp unless asked
+    # (round_trip), pandas 3 parses exactly and deprecates the option
+    exact = {"float_precision": "round_trip"} if int(pd.__version__.split(".")[0]) < 3 else {}
+    table = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={"point": str, "setting": str}, **exact)
     table["point"] = table["point"].fillna("")
     return table
 
