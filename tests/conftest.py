@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 
 import pytest
@@ -92,12 +93,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(autouse=True)
 def _schedrelax_logger_restored():
-    """Every test starts with the package logger as the last one found it: the CLI's configure()
-    (a test calling main with -v or -q) adds a handler, sets a level and stops propagation, which
-    would hide later tests' messages from caplog."""
-    import logging
-
+    """Every test starts with the package logger as the session found it: the CLI's configure()
+    (a test, or a module-scoped fixture, calling main with -v or -q) adds a handler, sets a level
+    and stops propagation, which would hide later tests' messages from caplog."""
     log = logging.getLogger("schedrelax")
-    state = (list(log.handlers), log.level, log.propagate)
+    log.handlers[:], log.level, log.propagate = list(_PRISTINE_LOGGER[0]), _PRISTINE_LOGGER[1], _PRISTINE_LOGGER[2]
     yield
-    log.handlers[:], log.level, log.propagate = state[0], state[1], state[2]
+
+
+_PRISTINE_LOGGER = (list(logging.getLogger("schedrelax").handlers), logging.getLogger("schedrelax").level,
+                    logging.getLogger("schedrelax").propagate)
+"""The package logger's state when the test session starts."""
