@@ -7,16 +7,21 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+import schedrelax
 from schedrelax._markers import MAP_TASK, POOLED
-from schedrelax.instances import Instance, MalleableInstance, MapReduceInstance, PackingInstance, RelatedInstance
+from schedrelax.instances import (
+    Instance,
+    MalleableInstance,
+    MapReduceInstance,
+    PackingInstance,
+    RelatedInstance,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-    from schedrelax.schedules import Schedule
 
-
-def _peak(schedule: Schedule, rows: np.ndarray, n_rows: int) -> np.ndarray:
+def _peak(schedule: schedrelax.schedules.Schedule, rows: np.ndarray, n_rows: int) -> np.ndarray:
     """Each row's largest total rate at any moment (at least 1): the capacity a row is drawn at
     when no instance gives it."""
     peak = np.ones(n_rows)
@@ -31,7 +36,7 @@ def _peak(schedule: Schedule, rows: np.ndarray, n_rows: int) -> np.ndarray:
     return peak
 
 
-def _rows(instance: Instance | None, schedule: Schedule) -> tuple[np.ndarray, list[str], np.ndarray]:
+def _rows(instance: Instance | None, schedule: schedrelax.schedules.Schedule) -> tuple[np.ndarray, list[str], np.ndarray]:
     """Row of each piece, the row labels, and each row's capacity (the height a full row means).
     Without an *instance*: one row per machine id of the schedule (one row for pooled pieces),
     each as tall as its own peak."""
@@ -55,7 +60,7 @@ def _rows(instance: Instance | None, schedule: Schedule) -> tuple[np.ndarray, li
     return rows, labels, np.r_[np.ones(units), float(units)]
 
 
-def gantt(instance: Instance | None, schedule: Schedule, ax: Axes | None = None, title: str | None = None,
+def gantt(instance: Instance | None, schedule: schedrelax.schedules.Schedule, ax: Axes | None = None, title: str | None = None,
           legend: bool | None = None) -> Axes:
     """Draw *schedule* as a Gantt chart on *ax* (a new figure if None) and return the axes.
 
@@ -116,11 +121,11 @@ def gantt(instance: Instance | None, schedule: Schedule, ax: Axes | None = None,
     return ax
 
 
-def _n_rows(instance: Instance | None, schedule: Schedule) -> int:
+def _n_rows(instance: Instance | None, schedule: schedrelax.schedules.Schedule) -> int:
     return len(_rows(instance, schedule)[1])
 
 
-def save_gantt(instance: Instance, schedule: Schedule, path: str, title: str | None = None) -> str:
+def save_gantt(instance: Instance, schedule: schedrelax.schedules.Schedule, path: str, title: str | None = None) -> str:
     """Write the Gantt chart of *schedule* to *path* (PNG, SVG or PDF by its suffix)."""
     import matplotlib
 

@@ -32,7 +32,7 @@ def _work_capacity_release(instance) -> tuple[float, float, np.ndarray, float]:
     """Total work, total capacity, release times and longest task time of an instance."""
     fam = instance.family
     if fam == "packing":
-        fastest = _fastest(instance)
+        fastest = fastest_times(instance)
         work = float(np.sum(np.asarray(instance.demand, dtype=float) * fastest))
         return work, float(np.sum(instance.capacities)), np.asarray(instance.release, dtype=float), float(fastest.max())
     if fam == "related":
@@ -47,7 +47,7 @@ def _work_capacity_release(instance) -> tuple[float, float, np.ndarray, float]:
     raise InstanceError(f"no offered load for the {fam} family")
 
 
-def _fastest(instance) -> np.ndarray:
+def fastest_times(instance) -> np.ndarray:
     """Per packing task its shortest processing time: over its explicit machines and, where its
     elsewhere rule covers a machine, the elsewhere time (the placement is never written out)."""
     fastest = np.full(instance.n_tasks, np.inf)
@@ -93,7 +93,7 @@ def contention(instance, *, default_capacities: bool = False) -> Contention:
     its fastest machine)."""
     if instance.family != "packing":
         raise InstanceError(f"contention is measured on packing instances, got {instance.family}")
-    fastest = _fastest(instance)
+    fastest = fastest_times(instance)
     work = np.asarray(instance.demand, dtype=float) * fastest
     # each task's work on its first explicit machine of shortest time (an elsewhere-only task is
     # spread over its machines and counts on none)

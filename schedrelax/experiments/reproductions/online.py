@@ -332,6 +332,7 @@ EXPERIMENT = Experiment(
     ),
     quick_points=("sp-a-equal", "sp-b-equal", "sp-google-a", "spc-m50", "ff-arrivals"),
     tables="schedrelax.experiments.reproductions.online:queue_table",
+    plots="schedrelax.experiments.reproductions.online:plots",
     differences=(
         "SynchPack Fig. 5 and S-PC Fig. 6 ran the Google trace; ours run generated stand-ins at a stated offered load, "
         "and, given a trace part (--google or $SCHEDRELAX_GOOGLE_TRACE), SynchPack's panels on its first jobs folded "
@@ -390,5 +391,3 @@ def plots(cells, out_dir: Path) -> list[Path]:
     fig.savefig(path, dpi=100)
     return [path]
 
-
-EXPERIMENT = dataclasses.replace(EXPERIMENT, plots="schedrelax.experiments.reproductions.online:plots")

@@ -46,6 +46,7 @@ from schedrelax.experiments.engine import (
     gain_range,
     metric,
 )
+from schedrelax.instances.contention import fastest_times
 
 # ------------------------------------------------------------------------------------------ the paper
 
@@ -126,7 +127,7 @@ def cell(seed: int, *, placement: str, weights: str, alpha: float | None = None,
     wsum = float(np.sum(inst.weights))
     # the area lower bound on the makespan over the mean base time: how many "rounds" of tasks the
     # cluster must run (the offline load)
-    area = float(np.sum(inst.demand * _base_times(inst))) / float(np.sum(inst.capacities))
+    area = float(np.sum(inst.demand * fastest_times(inst))) / float(np.sum(inst.capacities))
     out = []
     for role, (name, params) in runs.items():
         r = run(name, inst, **params)
@@ -134,13 +135,6 @@ def cell(seed: int, *, placement: str, weights: str, alpha: float | None = None,
                     "lower_bound": r.lower_bound, "ratio": r.ratio_to_bound, "n_tasks": inst.n_tasks,
                     "area_over_capacity": area})
     return out
-
-
-def _base_times(inst) -> np.ndarray:
-    """Each task's shortest processing time over its placement set."""
-    best = np.full(inst.n_tasks, np.inf)
-    np.minimum.at(best, inst.place_task, inst.place_time)
-    return best
 
 
 # -------------------------------------------------------------------------------- a panel's range
