@@ -588,7 +588,6 @@ class Plan:
     setting_params: Mapping[str, Mapping[str, Any]]
     cells: tuple[Cell, ...]
     overrides: Mapping[str, Any]
-    fit_settings: tuple[str, ...] = ()
 
 
 def fit_setting_name(assignment: Mapping[str, Any]) -> str:
@@ -649,8 +648,7 @@ def plan(exp: Experiment, *, quick: bool = False, overrides: Mapping[str, Any] |
             limit = points[point].seeds if point in points and not quick and seeds is None else None
             for s in setting_seeds[setting][:limit]:
                 cells.append(Cell(exp.name, exp.cell, setting, point, s, _canonical(merged)))
-    return Plan(exp, quick, eval_seeds, _frozen(setting_params), tuple(cells), _frozen(overrides),
-                tuple(fit_settings))
+    return Plan(exp, quick, eval_seeds, _frozen(setting_params), tuple(cells), _frozen(overrides))
 
 
 def points_run(exp: Experiment, quick: bool, params: Mapping[str, Any] | None = None) -> tuple[str, ...]:
@@ -1135,7 +1133,7 @@ def side_by_side_records(results: Sequence[RowResult]) -> list[dict[str, Any]]:
         gap = p.distance(e.value) if p is not None and p.has_number and e.ok else None
         out.append({
             "id": row.id, "item": row.item, "quantity": row.quantity, "setting": row.setting,
-            "statistic": row.stat.describe(e.n), "paper": p.text if p is not None else "",
+            "statistic": _described(r), "paper": p.text if p is not None else "",
             "paper_low": p.low if p is not None else None, "paper_high": p.high if p is not None else None,
             "relation": (p.relation or "") if p is not None else "", "ours": e.value if e.ok else None,
             "ci_low": e.low if e.ok and math.isfinite(e.low) else None,
@@ -1146,6 +1144,13 @@ def side_by_side_records(results: Sequence[RowResult]) -> list[dict[str, Any]]:
             "compare_high": r.compare.high if r.compare is not None and r.compare.ok else None,
             "gap": gap, "percent": row.percent, "claim": row.claim})
     return out
+
+
+def _described(r: RowResult) -> str:
+    """The row's statistic in words, with the seeds left out (a metric not a finite number there,
+    e.g. a ratio over a lower bound of 0)."""
+    text = r.row.stat.describe(r.estimate.n)
+    return text + (f", {r.estimate.missing} seed(s) left out" if r.estimate.missing else "")
 
 
 def verdict_counts(results: Sequence[RowResult]) -> dict[str, int]:
@@ -1204,7 +1209,7 @@ def report_markdown(exp: Experiment, p: Plan, cells, results: Sequence[RowResult
     for r in results:
         c = f" | {fmt_ci(r.compare, r.row.percent) if r.compare is not None else MISSING}" if exp.compare else ""
         lines.append(f"| {_cell(r.row.item)} | {_cell(r.row.quantity)} | {r.row.setting} | "
-                     f"{r.row.stat.describe(r.estimate.n)} | {_cell(r.row.paper.text if r.row.paper else MISSING)} | "
+                     f"{_described(r)} | {_cell(r.row.paper.text if r.row.paper else MISSING)} | "
                      f"{fmt_ci(r.estimate, r.row.percent)}{c} | {r.verdict}"
                      f"{' (' + r.ablation + ')' if r.ablation else ''} | {_cell(r.evidence(2)) or '-'} |")
     variations = exp.variations

@@ -252,3 +252,19 @@ def test_intervals_are_reproducible():
     a = E.Mean(E.metric("x")).interval(v, np.random.default_rng(E.BOOTSTRAP_SEED))
     b = E.Mean(E.metric("x")).interval(v, np.random.default_rng(E.BOOTSTRAP_SEED))
     assert a == b and math.isfinite(a[0])
+
+
+def test_seeds_left_out_are_counted_in_the_report(tmp_path):
+    # cost NaN on seed 101: the mean is over the other 11 seeds, and the report says one was left out
+    exp = toy(params={"mu": 10.0}, cell="tests.experiments.test_engine:nan_cell")
+    out = E.run(exp, tmp_path, progress=False)
+    by = {r.row.id: r for r in out.results}
+    assert by["a-mean"].estimate.n == 11 and by["a-mean"].estimate.missing == 1
+    assert "mean of 11, 1 seed(s) left out" in out.report.read_text()
+
+
+def nan_cell(seed: int, **params) -> list[dict]:
+    records = toy_cell(seed, **params)
+    if seed == 101:
+        records[0]["cost"] = float("nan")
+    return records
