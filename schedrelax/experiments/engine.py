@@ -17,6 +17,9 @@ number differ from the paper's is declared too, and measured in the same run:
   ``fitted`` and are never counted as agreement; every row is evaluated on seeds apart from the
   fit's.
 
+A headline claim that several rows make together (a range "from X to Y": its two ends) is a
+:class:`Joint`, judged as one: explained only when one variation explains all its rows.
+
 Verdicts (:data:`VERDICTS`): ``agrees`` (the paper's number or range meets our 95 % interval, or
 the interval reaches the side of the paper's relation), ``fitted``, ``differs-explained`` (a
 declared variation moves the number to within reach of the paper's, or closes at least half the
@@ -346,6 +349,22 @@ class Row:
 
 
 @dataclass(frozen=True)
+class Joint:
+    """A headline claim that several rows make together: a paper's "from X to Y" (its two ends),
+    or one range stated over several bars. *claim*: its words; *rows*: the ids of its rows.
+
+    It is judged as one statement (:func:`judge`): ``agrees`` when every row agrees; explained
+    only by **one** variation that explains every row that differs and keeps every row that
+    agrees within reach of the paper's number. Two ends explained by two different values are
+    not one setting of the paper's experiment, so that claim stays ``differs-unexplained``, and
+    its evidence says which value explains which end."""
+
+    id: str
+    claim: str
+    rows: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Variation:
     """A declared change of setting *base*: parameters *params* replaced (a generator parameter
     from a to b; an algorithm name for another). *kind*: ``"setting"`` (what the paper leaves
@@ -455,7 +474,8 @@ class Experiment:
     each. *options*: parameters a user may set that no setting names (e.g. a trace file).
     *quick_points*: the points ``--quick`` runs (None: all); rows of the others are left out of a
     quick report, which says how many. *tables*: ``"module:function"`` taking the cells DataFrame
-    and returning markdown measured beside the rows (e.g. each online run's queue and load)."""
+    and returning markdown measured beside the rows (e.g. each online run's queue and load).
+    *joints*: headline claims made of several rows, judged together (:class:`Joint`)."""
 
     name: str
     title: str
@@ -477,6 +497,7 @@ class Experiment:
     options: tuple[str, ...] = ()
     quick_points: tuple[str, ...] | None = None
     tables: str | None = None
+    joints: tuple[Joint, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "params", _frozen(self.params))
@@ -522,6 +543,16 @@ class Experiment:
             for name in r.variations:
                 if name not in names:
                     raise ValueError(f"{where}: row {r.id!r}: unknown variation {name!r}")
+        for j in self.joints:
+            if j.id in ids or [k.id for k in self.joints].count(j.id) > 1:
+                raise ValueError(f"{where}: joint claim id {j.id!r} is used twice (or is a row's id)")
+            if len(j.rows) < 2 or len(set(j.rows)) != len(j.rows):
+                raise ValueError(f"{where}: joint claim {j.id!r} must name at least two different rows")
+            unknown_rows = [r for r in j.rows if r not in ids]
+            if unknown_rows:
+                raise ValueError(f"{where}: joint claim {j.id!r} names unknown row {unknown_rows[0]!r}")
+            if not j.claim:
+                raise ValueError(f"{where}: joint claim {j.id!r} has no words")
         if self.compare is not None and self.compare not in self.settings and self.compare not in names:
             raise ValueError(f"{where}: compare setting {self.compare!r} is neither a setting nor a variation")
         if self.quick_points is not None:
@@ -954,7 +985,7 @@ class RowResult:
                 continue
             share = "" if e.share is None else (f", closes {e.share:.0%} of the gap" if e.share >= 0
                                                  else f", widens the gap by {-e.share:.0%}")
-            reach = ", its interval meets the paper's" if e.reaches else ""
+            reach = ", its interval meets the paper's" if e.reaches and e.share is not None else ""
             parts.append(f"{e.variation}: {fmt_ci(self.estimate, r.percent)} → {fmt_ci(e.estimate, r.percent)}"
                          f"{share}{reach}")
         if most is not None and len(self.effects) > len(shown):
@@ -1050,10 +1081,11 @@ def evaluate(exp: Experiment, cells, quick: bool = False, params: Mapping[str, A
             v = variations[name]
             e = estimate(cells, name, row.stat, rng) if name in present else NO_ESTIMATE
             share, reaches = None, False
-            if gap is not None and gap > 0 and e.ok:
-                share = (gap - paper.distance(e.value)) / gap
+            if gap is not None and e.ok:
                 lo, hi = (e.low, e.high) if math.isfinite(e.low) else (e.value, e.value)
                 reaches = paper.meets(lo, hi)
+                if gap > 0:
+                    share = (gap - paper.distance(e.value)) / gap
             effects.append(Effect(name, v.kind, v.why, e, share, reaches))
         band = reaches = None
         if band_names:
@@ -1086,6 +1118,100 @@ def _verdict(row: Row, est: Estimate, effects: Sequence[Effect], fitted: bool) -
     if best is not None:
         return "differs-explained", best.variation
     return "differs-unexplained", ""
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A headline claim as judged, one line of the reports' claims tables: a row with a claim, or
+    a :class:`Joint` of rows (*rows*: their ids). *ours*: the estimates with their intervals."""
+
+    id: str
+    claim: str
+    paper: str
+    ours: str
+    verdict: str
+    ablation: str
+    evidence: str
+    rows: tuple[str, ...] = ()
+
+
+def _row_headline(r: RowResult) -> Headline:
+    return Headline(r.row.id, r.row.claim, r.row.paper.text if r.row.paper else MISSING,
+                    fmt_ci(r.estimate, r.row.percent), r.verdict, r.ablation, r.evidence(4), (r.row.id,))
+
+
+def judge(joint: Joint, members: Sequence[RowResult]) -> Headline:
+    """The verdict of a claim several rows make together (see :class:`Joint`): every row judged
+    alone first; the claim agrees when each judged row does, and is explained only by a variation
+    measured on every judged row that explains each one that differs and reaches the paper's
+    number on each one that agrees. Fitted and no-number rows are not judged (all fitted: the
+    claim is ``fitted``)."""
+    paper = " · ".join(m.row.paper.text if m.row.paper else MISSING for m in members)
+    ours = " · ".join(fmt_ci(m.estimate, m.row.percent) for m in members)
+    ids = tuple(m.row.id for m in members)
+
+    def done(verdict: str, ablation: str, evidence: str) -> Headline:
+        return Headline(joint.id, joint.claim, paper, ours, verdict, ablation, evidence, ids)
+
+    judged = [m for m in members if m.verdict not in ("fitted", "no-number")]
+    aside = [m.row.id for m in members if m not in judged]
+    note = f" ({', '.join(aside)}: {'fitted' if any(m.verdict == 'fitted' for m in members) else 'no number'}, not judged)" \
+        if aside and judged else ""
+    if not judged:
+        return done("fitted" if any(m.verdict == "fitted" for m in members) else "no-number", "",
+                    "; ".join(m.evidence(1) for m in members if m.evidence(1)))
+    if all(m.verdict == "agrees" for m in judged):
+        return done("agrees", "", f"every row agrees{note}")
+    differ = [m for m in judged if m.verdict != "agrees"]
+    effects = [{e.variation: e for e in m.effects} for m in judged]
+    common = set(effects[0]).intersection(*effects[1:]) if all(m.estimate.ok for m in judged) else set()
+    ok = []
+    for name in common:
+        per = [fx[name] for fx in effects]
+        if all((m.verdict == "agrees" and e.reaches) or (m.verdict != "agrees" and e.explains)
+               for m, e in zip(judged, per)):
+            ok.append((sum(e.reaches for e in per), min(e.share if e.share is not None else 1.0 for e in per), name))
+    if ok:
+        _, _, name = max(ok)
+        moved = "; ".join(f"{m.row.id} {fmt_ci(m.estimate, m.row.percent)} → "
+                          f"{fmt_ci(fx[name].estimate, m.row.percent)}" for m, fx in zip(judged, effects))
+        return done("differs-explained", name, f"{name} explains every row: {moved}{note}")
+    parts = []
+    for m in differ:
+        explaining = [e.variation for e in sorted(m.effects, key=lambda e: -(e.share or 0.0)) if e.explains]
+        parts.append(f"{m.row.id} ({fmt_ci(m.estimate, m.row.percent)}): "
+                     + (f"explained by {', '.join(explaining[:3])}" + (f" and {len(explaining) - 3} more"
+                                                                       if len(explaining) > 3 else "")
+                        if explaining else "no declared variation explains it"))
+    single = ("no single variation explains every row that differs and keeps the others within reach"
+              if any(m.verdict == "differs-explained" for m in differ) else "no declared variation explains it")
+    return done("differs-unexplained", "", f"{'; '.join(parts)}; {single}{note}")
+
+
+def headlines(exp: Experiment, results: Sequence[RowResult]) -> list[Headline]:
+    """The headline claims of a run, in the order of the rows: each joint claim at its first row
+    (judged on the rows the run evaluated, and saying which it did not), and every other row with
+    a claim."""
+    by_id = {r.row.id: r for r in results}
+    at: dict[str, list[Joint]] = {}
+    members: set[str] = set()
+    for j in exp.joints:
+        ran = [i for i in j.rows if i in by_id]
+        if ran:
+            at.setdefault(ran[0], []).append(j)
+            members |= set(ran)
+    out = []
+    for r in results:
+        for j in at.get(r.row.id, ()):
+            h = judge(j, [by_id[i] for i in j.rows if i in by_id])
+            left = [i for i in j.rows if i not in by_id]
+            if left:  # e.g. --quick runs some of its points: said, never passed off as the whole claim
+                h = replace(h, evidence=f"{h.evidence}; judged on {', '.join(h.rows)} only: "
+                                        f"{', '.join(left)} not in this run")
+            out.append(h)
+        if r.row.claim and r.row.id not in members:
+            out.append(_row_headline(r))
+    return out
 
 
 def fit_table(exp: Experiment, cells) -> list[dict[str, Any]]:
@@ -1121,11 +1247,14 @@ def fit_table(exp: Experiment, cells) -> list[dict[str, Any]]:
 
 SIDE_BY_SIDE_FIELDS = ("id", "item", "quantity", "setting", "statistic", "paper", "paper_low", "paper_high",
                        "relation", "ours", "ci_low", "ci_high", "n", "verdict", "ablation", "evidence", "compare",
-                       "compare_low", "compare_high", "gap", "percent", "claim")
+                       "compare_low", "compare_high", "gap", "percent", "claim", "joint", "joint_verdict")
 
 
-def side_by_side_records(results: Sequence[RowResult]) -> list[dict[str, Any]]:
-    """The rows of ``<name>_side_by_side.csv``."""
+def side_by_side_records(results: Sequence[RowResult], joint: Sequence[Headline] = ()) -> list[dict[str, Any]]:
+    """The rows of ``<name>_side_by_side.csv``; *joint*: the judged claims of several rows, whose id
+    and verdict go beside each of their rows."""
+    rows = {r.row.id for r in results}
+    of = {i: h for h in joint if h.id not in rows for i in h.rows}
     out = []
     for r in results:
         row, e = r.row, r.estimate
@@ -1142,7 +1271,8 @@ def side_by_side_records(results: Sequence[RowResult]) -> list[dict[str, Any]]:
             "compare": r.compare.value if r.compare is not None and r.compare.ok else None,
             "compare_low": r.compare.low if r.compare is not None and r.compare.ok else None,
             "compare_high": r.compare.high if r.compare is not None and r.compare.ok else None,
-            "gap": gap, "percent": row.percent, "claim": row.claim})
+            "gap": gap, "percent": row.percent, "claim": row.claim,
+            "joint": of[row.id].id if row.id in of else "", "joint_verdict": of[row.id].verdict if row.id in of else ""})
     return out
 
 
@@ -1191,13 +1321,15 @@ def report_markdown(exp: Experiment, p: Plan, cells, results: Sequence[RowResult
     if exp.differences:
         lines += ["", "How this run differs from the paper's experiment:", ""]
         lines += [f"- {d}" for d in exp.differences]
-    claims = [r for r in results if r.row.claim]
+    claims = headlines(exp, results)
     lines += ["", "## Headline claims", ""]
     if claims:
         lines += ["| claim | paper | ours [95 % CI] | verdict | measured evidence |", "|---|---|---|---|---|"]
-        lines += [f"| {_cell(r.row.claim)} | {_cell(r.row.paper.text if r.row.paper else MISSING)} | "
-                  f"{fmt_ci(r.estimate, r.row.percent)} | **{r.verdict}**"
-                  f"{' (' + r.ablation + ')' if r.ablation else ''} | {_cell(r.evidence(4)) or '-'} |" for r in claims]
+        lines += [f"| {_cell(h.claim)} | {_cell(h.paper)} | {_cell(h.ours)} | **{h.verdict}**"
+                  f"{' (' + h.ablation + ')' if h.ablation else ''} | {_cell(h.evidence) or '-'} |" for h in claims]
+        if exp.joints:
+            lines += ["", "A claim over several rows (\"from X to Y\": its ends; one range over several bars) is "
+                      "judged as one: explained only when one variation explains every row of it."]
     else:
         lines += ["The paper's statements below have no headline claim marked."]
     lines += ["", "## Verdicts", "", "| " + " | ".join(VERDICTS) + " |", "|" + "---:|" * len(VERDICTS),
@@ -1297,6 +1429,7 @@ class Outcome:
     results: tuple[RowResult, ...]
     seconds: float
     failed_cells: int
+    headlines: tuple[Headline, ...] = ()
 
     @property
     def counts(self) -> dict[str, int]:
@@ -1320,11 +1453,13 @@ def run(exp: Experiment, out_dir: str | Path, *, quick: bool = False, overrides:
     tables = ""
     if exp.tables is not None and len(cells):
         tables = resolve(exp.tables)(cells[cells["cell_status"] == "ok"])
-    side = write_csv(out / f"{exp.name}_side_by_side.csv", side_by_side_records(results), SIDE_BY_SIDE_FIELDS)
+    claims = headlines(exp, results)
+    side = write_csv(out / f"{exp.name}_side_by_side.csv", side_by_side_records(results, claims), SIDE_BY_SIDE_FIELDS)
     report = out / f"{exp.name}.md"
     write_atomic(report, lambda tmp: tmp.write_text(report_markdown(exp, p, cells, results, fits, plots, tables)))
     failed = int((cells.drop_duplicates(list(KEY))["cell_status"] != "ok").sum()) if len(cells) else 0
-    return Outcome(exp, report, side, cells_file(out, exp.name), tuple(results), time.perf_counter() - t0, failed)
+    return Outcome(exp, report, side, cells_file(out, exp.name), tuple(results), time.perf_counter() - t0, failed,
+                   tuple(claims))
 
 
 def with_params(exp: Experiment, **changes: Any) -> Experiment:

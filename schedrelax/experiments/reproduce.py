@@ -176,7 +176,8 @@ def reproduce(name: str, out_dir: str | Path, *, quick: bool = False, workers: i
 @dataclass(frozen=True)
 class Outcome:
     """How one reproduction of ``reproduce all`` went: ``status`` ``"ok"`` or ``"failed"``, its
-    report, verdict counts and headline claims (rows) when it ran, the one-line error if not."""
+    report, verdict counts and headline claims (:class:`~schedrelax.experiments.engine.Headline`)
+    when it ran, the one-line error if not."""
 
     name: str
     status: str
@@ -258,8 +259,7 @@ def reproduce_all(out_dir: str | Path, *, quick: bool = False, names: Sequence[s
                 bar.update()
                 continue
             seconds = time.perf_counter() - t0
-            claims = tuple(r for r in result.results if r.row.claim)
-            outcomes.append(Outcome(name, "ok", seconds, folder, result.report, result.counts, claims,
+            outcomes.append(Outcome(name, "ok", seconds, folder, result.report, result.counts, result.headlines,
                                     result.failed_cells))
             timings.append({"reproduction": name, "status": "ok", "seconds": round(seconds, 1)})
             say(f"[{k}/{len(entries)}] {name}: ok in {seconds:.1f} s, report {result.report}")
@@ -280,7 +280,7 @@ def _cell(text: Any) -> str:
 def index_markdown(out: Path, outcomes: Sequence[Outcome], *, quick: bool) -> str:
     """The index of a ``reproduce all`` folder: every paper's headline claims with verdicts and
     intervals, then per reproduction its verdict counts and report."""
-    from schedrelax.experiments.engine import VERDICTS, fmt_ci
+    from schedrelax.experiments.engine import VERDICTS
 
     ok = sum(o.status == "ok" for o in outcomes)
     lines = ["# schedrelax: paper reproductions", "",
@@ -291,10 +291,9 @@ def index_markdown(out: Path, outcomes: Sequence[Outcome], *, quick: bool) -> st
              f"`{TIMINGS}`.", "", "## Headline claims", "",
              "| reproduction | claim | paper | ours [95 % CI] | verdict |", "|---|---|---|---|---|"]
     for o in outcomes:
-        for r in o.claims:
-            lines.append(f"| [{o.name}](#{_anchor(o.name)}) | {_cell(r.row.claim)} | "
-                         f"{_cell(r.row.paper.text if r.row.paper else MISSING)} | {fmt_ci(r.estimate, r.row.percent)} | "
-                         f"**{r.verdict}**{' (' + r.ablation + ')' if r.ablation else ''} |")
+        for h in o.claims:
+            lines.append(f"| [{o.name}](#{_anchor(o.name)}) | {_cell(h.claim)} | {_cell(h.paper)} | {_cell(h.ours)} | "
+                         f"**{h.verdict}**{' (' + h.ablation + ')' if h.ablation else ''} |")
     lines += ["", "## Verdicts per reproduction", "",
               "| reproduction | paper | status | " + " | ".join(VERDICTS) + " | failed cells | report |",
               "|---|---|---|" + "---:|" * (len(VERDICTS) + 1) + "---|"]

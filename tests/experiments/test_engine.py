@@ -21,15 +21,16 @@ from schedrelax.experiments import engine as E
 
 
 def toy_cell(seed: int, *, mu: float = 10.0, spread: float = 1.0, shift: float = 0.0, sleep: float = 0.0,
-             fail_seed: int = -1) -> list[dict]:
-    """Two algorithms on one 'instance': A costs mu + noise, B costs 2 mu + noise (+ shift on A)."""
+             fail_seed: int = -1, bshift: float = 0.0) -> list[dict]:
+    """Two algorithms on one 'instance': A costs mu + noise, B costs 2 mu + noise (+ shift on A,
+    + bshift on B)."""
     if sleep:
         time.sleep(sleep)
     if seed == fail_seed:
         raise ValueError(f"seed {seed} fails on purpose")
     rng = np.random.default_rng(seed)
     noise = rng.uniform(-spread, spread, 2)
-    return [{"algorithm": "A", "cost": mu + shift + noise[0]}, {"algorithm": "B", "cost": 2 * mu + noise[1]}]
+    return [{"algorithm": "A", "cost": mu + shift + noise[0]}, {"algorithm": "B", "cost": 2 * mu + bshift + noise[1]}]
 
 
 CELL = "tests.experiments.test_engine:toy_cell"
@@ -53,6 +54,59 @@ def toy(**changes) -> E.Experiment:
                 fit=E.Fit("main", ("fitted",), ("mu",), (0, 1, 2), candidates={"mu": (9.0, 10.0)}))
     base.update(changes)
     return E.Experiment(**base)
+
+
+def test_a_joint_claim_is_explained_only_by_one_variation_for_all_its_rows(tmp_path):
+    # A = 10 + U[-1, 1], B = 20 + U[-1, 1]. "shifted" adds 3 to A only, "b-up" 6 to B only, "both" both.
+    a, b = E.metric("cost", "p", algorithm="A"), E.metric("cost", "p", algorithm="B")
+    three = ("shifted", "b-up", "both")
+    rows = (E.Row("a13", "T", "A", E.Mean(a), E.Paper.value(13.0), variations=("shifted", "b-up")),
+            E.Row("b26", "T", "B", E.Mean(b), E.Paper.value(26.0), variations=("shifted", "b-up")),
+            E.Row("a13-3", "T", "A", E.Mean(a), E.Paper.value(13.0), variations=three),
+            E.Row("b26-3", "T", "B", E.Mean(b), E.Paper.value(26.0), variations=three),
+            E.Row("a10", "T", "A", E.Mean(a), E.Paper.value(10.0), variations=("shifted",)),
+            E.Row("a13-s", "T", "A", E.Mean(a), E.Paper.value(13.0), variations=("shifted",)),
+            E.Row("b20", "T", "B", E.Mean(b), E.Paper.value(20.0), variations=("shifted",)),
+            E.Row("words", "T", "A", E.Mean(a), E.Paper.words("a figure only")))
+    joints = (E.Joint("two-ends", "each end by its own variation", ("a13", "b26")),
+              E.Joint("one-setting", "one variation for both", ("a13-3", "b26-3")),
+              E.Joint("breaks-the-other", "explains one row, moves the other away", ("a10", "a13-s")),
+              E.Joint("keeps-the-other", "explains one row, keeps the other", ("a13-s", "b20")),
+              E.Joint("agree", "both agree", ("a10", "b20", "words")))
+    exp = toy(rows=rows, joints=joints, fit=None,
+              variations=(E.Variation("shifted", "main", {"shift": 3.0}, "A 3 worse"),
+                          E.Variation("b-up", "main", {"bshift": 6.0}, "B 6 worse"),
+                          E.Variation("both", "main", {"shift": 3.0, "bshift": 6.0}, "both worse")))
+    out = E.run(exp, tmp_path, progress=False)
+    by = {r.row.id: r for r in out.results}
+    # alone, each row is explained: a13 by shifted, b26 by b-up
+    assert (by["a13"].verdict, by["a13"].ablation) == ("differs-explained", "shifted")
+    assert (by["b26"].verdict, by["b26"].ablation) == ("differs-explained", "b-up")
+    h = {x.id: x for x in out.headlines}
+    # in the order of their first rows
+    assert list(h) == ["two-ends", "one-setting", "breaks-the-other", "agree", "keeps-the-other"]
+    assert h["two-ends"].verdict == "differs-unexplained"
+    assert "a13 (" in h["two-ends"].evidence and "explained by shifted" in h["two-ends"].evidence
+    assert "explained by b-up" in h["two-ends"].evidence and "no single variation" in h["two-ends"].evidence
+    assert (h["one-setting"].verdict, h["one-setting"].ablation) == ("differs-explained", "both")
+    # shifted takes A from 10 to 13: it explains a13-s and takes a10 out of reach of its 10
+    assert h["breaks-the-other"].verdict == "differs-unexplained"
+    assert (h["keeps-the-other"].verdict, h["keeps-the-other"].ablation) == ("differs-explained", "shifted")
+    assert h["agree"].verdict == "agrees" and "words: no number, not judged" in h["agree"].evidence
+    assert h["agree"].ours.count("[") == 3 and h["agree"].paper == "10 · 20 · a figure only"
+    side = pd.read_csv(out.side_by_side).set_index("id")
+    assert side.loc["a13-3", "joint"] == "one-setting" and side.loc["a13-3", "joint_verdict"] == "differs-explained"
+    report = out.report.read_text()
+    assert "| each end by its own variation |" in report and "**differs-explained** (both)" in report
+
+
+def test_joint_claims_are_checked():
+    a = E.metric("cost", "p", algorithm="A")
+    rows = (E.Row("r1", "T", "A", E.Mean(a), E.Paper.value(1.0)), E.Row("r2", "T", "A", E.Mean(a), E.Paper.value(2.0)))
+    for joint, match in ((E.Joint("j", "x", ("r1",)), "at least two"), (E.Joint("j", "x", ("r1", "r9")), "unknown row"),
+                         (E.Joint("r1", "x", ("r1", "r2")), "used twice"), (E.Joint("j", "", ("r1", "r2")), "no words")):
+        with pytest.raises(ValueError, match=match):
+            toy(rows=rows, joints=(joint,), fit=None, variations=())
 
 
 # ------------------------------------------------------------------------------------------- Paper

@@ -26,4 +26,7 @@ def test_quick_run(tmp_path):
     text = out.report.read_text()
     assert "mean jobs in system" in text and "offered load" in text
     claims = [r for r in out.results if r.row.claim]
-    assert {r.row.item for r in claims} >= {"SynchPack Fig. 5(a)", "S-PC Fig. 6(a)", "FlowFlex Fig. 6"}
+    assert {r.row.item for r in claims} >= {"S-PC Fig. 6(a)", "FlowFlex Fig. 6"}
+    # SynchPack Fig. 5: over the weight types; --quick runs equal weights only, and says so
+    assert {h.id for h in out.headlines} >= {"sp-a-psrs", "sp-b-jsq-mw", "sp-b-tetris"}
+    assert "sp-a-random-psrs, sp-a-priority-psrs not in this run" in {h.id: h for h in out.headlines}["sp-a-psrs"].evidence

@@ -47,8 +47,8 @@ def test_paper_numbers_match_the_papers_sentences():
 
 def test_headline_claims_and_the_fit_are_declared():
     exp = sp.EXPERIMENT
-    claims = [r.id for r in exp.rows if r.claim]
-    assert claims == ["f4a-min", "f4a-max", "f4b-min", "f4b-max", "f4c-min", "f4c-max"]
+    assert not [r.id for r in exp.rows if r.claim]  # each range is one joint claim of its two ends
+    assert [(j.id, j.rows) for j in exp.joints] == [(f"f4{p}", (f"f4{p}-min", f"f4{p}-max")) for p in "abc"]
     assert not set(exp.fit.seeds) & set(range(exp.seeds.start, exp.seeds.start + exp.seeds.run))
     assert set(exp.fit.targets) <= {r.id for r in exp.rows} and 12 in exp.fit.candidates["machines"]
     assert exp.params["machines"] == 12  # the synchpack-paper-fit setup's machine count
