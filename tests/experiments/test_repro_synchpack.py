@@ -48,7 +48,8 @@ def test_paper_numbers_match_the_papers_sentences():
 def test_headline_claims_and_the_fit_are_declared():
     exp = sp.EXPERIMENT
     assert not [r.id for r in exp.rows if r.claim]  # each range is one joint claim of its two ends
-    assert [(j.id, j.rows) for j in exp.joints] == [(f"f4{p}", (f"f4{p}-min", f"f4{p}-max")) for p in "abc"]
+    assert [(j.id, j.rows) for j in exp.joints] == [(f"f4{p}", (f"f4{p}-min", f"f4{p}-max")) for p in "abc"] + [
+        ("trace-a", ("trace-a-tetris", "trace-a-psrs")), ("trace-b", ("trace-b-tetris", "trace-b-jsq-mw"))]
     assert not set(exp.fit.seeds) & set(range(exp.seeds.start, exp.seeds.start + exp.seeds.run))
     assert set(exp.fit.targets) <= {r.id for r in exp.rows} and 12 in exp.fit.candidates["machines"]
     assert exp.params["machines"] == 12  # the synchpack-paper-fit setup's machine count
@@ -126,3 +127,39 @@ def test_quick_engine_run(tmp_path):
         assert math.isfinite(r.estimate.low) and math.isfinite(r.estimate.high), r.row.id
     assert {r.verdict for r in out.results if r.row.id in sp.FIT_TARGETS} <= {"fitted"}
     assert (tmp_path / "synchpack_fig4.png").stat().st_size > 0
+
+
+GOOGLE_PART = SHARED / "data" / "google2011" / "task_events-part-00001-of-00500.csv.gz"
+
+
+@pytest.mark.skipif(not GOOGLE_PART.exists(), reason="the shared Google trace part is not here (a user's clone)")
+@pytest.mark.parametrize("placement, alpha", [("single", None), ("remote", 2.0)])
+def test_trace_cell_reaches_its_load_and_every_schedule_is_verified(placement, alpha):
+    from schedrelax.instances.contention import offered_load
+    from schedrelax.instances.google import load_google_tasks
+
+    records = sp.cell(3, placement=placement, weights="random", alpha=alpha, machines=12, n_jobs=100,
+                      tasks_per_job=(1, 100), source="google", google=str(GOOGLE_PART), google_jobs=12,
+                      google_load=0.9)
+    assert len(records) == 3 and {r["algorithm"] for r in records} == {"SynchPack", *sp.BASELINES["a" if alpha is None else "b"]}
+    # the part's own machines run these jobs at a load near 0; folded, at least the target
+    raw = load_google_tasks(GOOGLE_PART, max_jobs=12, online=False, weights="random", seed=3,
+                            placement="trace").instance
+    assert offered_load(raw) < 0.05
+    for r in records:
+        assert r["offered_load"] >= 0.9 and r["machines_used"] < raw.n_machines
+        assert r["n_tasks"] == raw.n_tasks
+    # every algorithm's cost is at least the LP lower bound SynchPack proves on the same instance
+    lp = next(r for r in records if r["algorithm"] == "SynchPack")["lower_bound"]
+    assert all(r["cost"] >= lp * (1 - 1e-9) for r in records)
+
+
+def test_trace_panel_is_declared_and_needs_the_trace():
+    exp = sp.EXPERIMENT
+    trace = [p for p in exp.points if p.name.startswith("trace")]
+    assert [p.needs for p in trace] == ["google", "google"]
+    assert {r.id for r in exp.rows if r.item.endswith("Google trace")} == {
+        "trace-a-tetris", "trace-a-psrs", "trace-b-tetris", "trace-b-jsq-mw"}
+    assert not [c for c in engine.plan(exp).cells if c.point.startswith("trace")]  # no trace: not run
+    with pytest.raises(ValueError, match="source 'google' needs a trace part"):
+        sp.cell(0, placement="single", weights="equal", machines=3, n_jobs=3, tasks_per_job=(1, 2), source="google")

@@ -49,6 +49,7 @@ from schedrelax.experiments.engine import (
     Variation,
     metric,
 )
+from schedrelax.experiments.reproductions.traces import google_packing
 from schedrelax.instances.contention import offered_load
 
 PACKING_WEIGHTS = ("equal", "random", "priority")
@@ -91,7 +92,7 @@ def cell(seed: int, *, panel: str, weights: str = "equal", load: float = 1.0, lo
         inst, roles = _synchpack(seed, panel, weights, load, load_scale, sp_machines, sp_jobs, sp_tasks, psrs, jsq)
         runs = {role: _online(name, inst, seed) for role, name in roles.items()}
     elif panel in ("sp-google-a", "sp-google-b"):
-        inst = _google(google, google_jobs, google_load, panel[-1], weights, seed)
+        inst = google_packing(google, google_jobs, google_load, panel[-1], weights, seed, online=True)
         roles = SP_PANELS[panel[-1]] | ({"PSRS": psrs} if panel.endswith("a") else {"JSQ-MW": jsq})
         runs = {role: _online(name, inst, seed) for role, name in roles.items()}
     elif panel == "spc":
@@ -105,19 +106,6 @@ def cell(seed: int, *, panel: str, weights: str = "equal", load: float = 1.0, lo
         raise ValueError(f"panel must be sp-a, sp-b, sp-c, spc or ff, got {panel!r}")
     load_here = offered_load(inst)
     return [{"algorithm": role, **r, "offered_load": load_here} for role, r in runs.items()]
-
-
-def _google(path: str, jobs: int, load: float, panel: str, weights: str, seed: int):
-    """The first *jobs* jobs of a Google 2011 trace part with their submission times (§7.2), on
-    single-machine (a) or local + remote (b, α = 2) placement, folded onto as many of its machines
-    as give offered load *load* (:func:`schedrelax.instances.contention.with_load`): the part's own
-    machines run it at a load near 0, where every policy ties."""
-    from schedrelax.instances.contention import with_load
-    from schedrelax.instances.google import load_google_tasks
-
-    placement = {"placement": "trace"} if panel == "a" else {"placement": "local", "alpha": 2.0}
-    trace = load_google_tasks(path, max_jobs=jobs, online=True, weights=weights, seed=seed, **placement)
-    return with_load(trace.instance, load)[0]
 
 
 def _synchpack(seed, panel, weights, load, load_scale, machines, n_jobs, tasks, psrs, jsq):
