@@ -227,7 +227,7 @@ def _parser() -> argparse.ArgumentParser:
     r.add_argument("--resume", action="store_true",
                    help="keep the cells already in OUT (same grid) and run only the others")
     r.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", dest="sets",
-                   help="set a declaration parameter (VALUE as JSON when it parses), e.g. --set sp_machines=16; "
+                   help="set a declaration parameter (VALUE as JSON when it parses), e.g. --set machines=16; "
                    "repeatable")
     r.add_argument("--config", metavar="FILE", help="parameters from a JSON or TOML table (--set wins)")
     r.add_argument("--swim", metavar="FILE", help="asrpt: also run on this SWIM workload file (= --set swim=FILE)")

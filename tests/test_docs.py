@@ -222,6 +222,20 @@ def test_python_example_runs(page, k, block, tmp_path, monkeypatch, capsys):
     exec(compile(block, f"docs/{page} python block {k}", "exec"), {"__name__": "docs"})
 
 
+def test_the_reproduce_example_runs_quick(tmp_path, monkeypatch):
+    # the guide's example is a paper-scale run; its parameters and the names it reads are checked
+    # here on the same declaration under --quick (the example once set a parameter synchpack lacks)
+    from schedrelax.experiments import engine
+
+    (block,) = re.findall(r"```python\n(.*?)```", (ROOT / "docs" / "guide" / "reproduce.md").read_text(encoding="utf-8"),
+                          re.S)
+    run = engine.run
+    monkeypatch.setattr(engine, "run", lambda *a, **k: run(*a, **{**k, "quick": True, "workers": 1, "progress": False}))
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "docs/guide/reproduce.md python block", "exec"), {"__name__": "docs"})
+    assert (tmp_path / "reports" / "sp16" / "synchpack.md").exists()
+
+
 def _write() -> None:
     text = CLI_PAGE.read_text(encoding="utf-8")
     if not CLI_MARKERS.search(text):

@@ -8,7 +8,7 @@ without importing them (``list`` and a wrong name cost nothing). The engine runs
 shared runner (local processes or Dask), keeps them in an atomically written table beside the
 report, and with ``resume`` redoes nothing finished: a killed ``reproduce all`` resumed ends with
 the same reports as an uninterrupted run. ``--set`` varies a declaration's parameters without
-code (``reproduce synchpack --set sp_machines=16``; ``--config FILE`` takes them from a JSON or
+code (``reproduce synchpack --set machines=16``; ``--config FILE`` takes them from a JSON or
 TOML table).
 
 ``reproduce all`` runs each reproduction into ``OUT/<name>/``; one that raises is recorded in the
