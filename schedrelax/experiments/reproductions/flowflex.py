@@ -98,6 +98,14 @@ DEADLINE_COSTS = ("tardy", "weighted_tardy", "tardiness", "weighted_tardiness", 
 DEADLINE_SENTENCE = ("§4.1: \"Single deadlines for the tardy and tardiness cases were chosen so that it was possible "
                      "to meet the deadline, with a uniform random choice of additional time given\" (no range): "
                      "deadline L_f(1 + K·U[0, 1]) for K from a quarter to three times the flow's own bound")
+SHAPE_SENTENCE = ("§4.1: \"Sampling from a variety of parameters governed the size and processor maxima of different "
+                  "jobs\" (which parameters is not said)")
+WEIGHT_SENTENCE = ("§4.1: \"Weights in the case of completion time, number of tardy jobs and tardiness were also chosen "
+                   "from a uniform distribution between 1 and 10\" (whole numbers or not is not said)")
+SHAPE_ROWS = ("t1-completion-gain-fair", "t1-weighted-completion-gain-fifo", "t1-tardy-flowflex-average",
+              *(f"t1-{c}-{role.lower()}-average" for c in ("completion", "weighted_completion") for role in ROLES))
+"""The rows the bands over what §4.1 leaves open about the jobs bear on: the headline claims and
+the Table 1 rows behind them."""
 LEGACY_SEEDS = 100
 """Cell seeds below this reproduce the instances of the development runs the ``flowflex-paper-fit``
 setup was fitted on (instance seed = row·100 + seed, as the earlier reproduction drew them);
@@ -299,7 +307,12 @@ EXPERIMENT = Experiment(
     bands=(Band("deadline_slack", (0.25, 0.5, 2.0, 3.0), "main", DEADLINE_SENTENCE,
                 rows=tuple(f"t{t}-{c}-{role.lower()}-{w}" for t in (1, 2) for c in DEADLINE_COSTS
                            for role in ROLES for w in ("average", "worst")
-                           if not (t == 2 and c == "tardy")), seeds=25),),
+                           if not (t == 2 and c == "tardy")), seeds=25),
+           Band("size_decades", (0.25, 1.0, 1.5), "main", SHAPE_SENTENCE + ": each flow's median job size log-uniform over ± this many decades of P",
+                rows=SHAPE_ROWS, seeds=25),
+           Band("max_procs_low", (0.0, 0.25, 0.75), "main",
+                SHAPE_SENTENCE + ": processor maxima U[low·P, P] (low 0: U{1..P})", rows=SHAPE_ROWS, seeds=25),
+           Band("integer_weights", (False,), "main", WEIGHT_SENTENCE, rows=SHAPE_ROWS, seeds=25)),
     fit=Fit("main", FIT_TARGETS, ("max_procs_low", "size_decades", "integer_weights"), tuple(range(25)),
             candidates={"size_decades": (0.5, 1.0), "max_procs_low": (0.0, 0.5)},
             how="by hand in development runs on the first 25 instances of each row; re-run here on those seeds"),
