@@ -100,6 +100,18 @@ def test_a_joint_claim_is_explained_only_by_one_variation_for_all_its_rows(tmp_p
     assert "| each end by its own variation |" in report and "**differs-explained** (both)" in report
 
 
+def test_a_run_without_its_claims_points_says_so(tmp_path):
+    a = E.metric("cost", "p", algorithm="A")
+    rows = (E.Row("r1", "T", "A", E.Mean(a), E.Paper.value(10.0)),
+            E.Row("r2", "T", "A", E.Mean(E.metric("cost", "q", algorithm="A")), E.Paper.value(10.0)),
+            E.Row("r3", "T", "A", E.Mean(E.metric("cost", "q", algorithm="B")), E.Paper.value(20.0)))
+    exp = toy(rows=rows, joints=(E.Joint("j", "A and B on q", ("r2", "r3")),), fit=None, variations=(),
+              points=(E.Point("p"), E.Point("q")), quick_points=("p",))
+    text = E.run(exp, tmp_path, quick=True, progress=False).report.read_text()
+    assert "This run evaluates none of the headline claims" in text
+    assert "no headline claim marked" not in text
+
+
 def test_joint_claims_are_checked():
     a = E.metric("cost", "p", algorithm="A")
     rows = (E.Row("r1", "T", "A", E.Mean(a), E.Paper.value(1.0)), E.Row("r2", "T", "A", E.Mean(a), E.Paper.value(2.0)))
