@@ -173,6 +173,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     width = int(n_named.max()) if len(pt) else 0
     named = np.full((nT, max(width, 1)), -1)
     named[pt, pos] = pm
+    pair_of = np.full((nT, max(width, 1)), -1)
+    pair_of[pt, pos] = np.arange(len(pt))
     classes = [(instance.class_member[instance.class_offset[c]:instance.class_offset[c + 1]],
                 float(instance.class_capacity[c])) for c in range(instance.n_classes)]
     class_of = np.full(len(caps), -1)
@@ -291,7 +293,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         task_q = left[job]
         # The explicit candidates of the fresh ruled tasks, per task: their count and free room
         # (taken out of the class totals, which hold every machine of the class with room).
-        fresh_pair = (home[pt] < 0) & ruled[pt]
+        fresh_ruled = (home < 0) & ruled
+        fresh_pair = fresh_ruled[pt]
         mine = ok & fresh_pair
         x_count = np.bincount(pt[mine], minlength=nT)
         x_cap = np.zeros(nT)
@@ -348,11 +351,14 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                     # `width` machines).
                     first = [m for _, m in ranked[c][:width + 1]]
                     choice = np.full(len(g), first[0])
-                    for u in pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]].tolist():
-                        j = int(np.searchsorted(g, u))
-                        if j < len(g) and g[j] == u:
-                            mine_named = set(named[u].tolist())
-                            choice[j] = next((m for m in first[1:] if m not in mine_named), -1)
+                    u = pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]]
+                    u = u[act[u] & fresh_ruled[u]]  # those in g
+                    if len(u):
+                        j = np.searchsorted(g, u)
+                        then = np.full(len(j), -1)
+                        for m in first[:0:-1]:
+                            then = np.where((named[u] == m).any(axis=1), then, m)
+                        choice[j] = then
                     has = eligible & (choice >= 0)
                     has &= g_demand <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
                     tg, tm = g[has], choice[has]
@@ -388,14 +394,18 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             on = by_machine[machine_lo[ik]:machine_hi[ik]]
             pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
             ok[on] &= demand[pt[on]] <= free[ik] + fit_tol[ik]
-            for u in np.unique(pt[on][fresh_pair[on] & act[pt[on]]]).tolist():
-                lo, hi = int(task_lo[u]), int(task_hi[u])
-                sel = np.flatnonzero(ok[lo:hi] & fresh_pair[lo:hi]) + lo
-                x_count[u] = len(sel)
-                s = 0.0
-                for j in pm[sel].tolist():  # in pair order, as np.add.at adds them
-                    s += float(free[j]) / float(caps_sq[j])
-                x_cap[u] = s
+            u = pt[on]  # distinct (a placement names a machine once) and sorted
+            u = u[fresh_pair[on] & act[u]]
+            if len(u):
+                # Their pairs in pair order (row by row): np.add.at adds in that order, as the
+                # first count did.
+                sel = pair_of[u]
+                sel = sel[sel >= 0]
+                sel = sel[ok[sel] & fresh_pair[sel]]
+                x_count[u] = 0
+                np.add.at(x_count, pt[sel], 1)
+                x_cap[u] = 0.0
+                np.add.at(x_cap, pt[sel], free[pm[sel]] / caps_sq[pm[sel]])
             c = int(class_of[ik])
             # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
             fs = sorted_free[c]
