@@ -217,10 +217,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         run_machine[t] = -1
 
     def cut_all() -> None:
-        """Preempt every running task now (Tetris-p), in task order as one loop of stops would."""
+        """Preempt every running task now (Tetris-p). Free room is not given back: every machine
+        is idle afterwards, and the decision time resets an idle machine's room to its capacity
+        less its reservations before anything reads it."""
         r = np.flatnonzero(run_machine >= 0)
         rem[r] -= (now - run_start[r]) / run_time[r]
-        np.add.at(free, run_machine[r], demand[r])
         run_machine[r] = -1
 
     def begin(t: int, i: int, p: float) -> None:
@@ -249,9 +250,6 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         # Free room only shrinks while the machines are refilled: a candidate that does not fit
         # now never will, and a start changes only its own machine's candidates.
         live = demand[h] <= free[hm] + fit_tol[hm]
-        by_machine = np.argsort(hm, kind="stable")
-        first = np.searchsorted(hm[by_machine], hm)
-        last = np.searchsorted(hm[by_machine], hm, side="right")
         count = np.bincount(hm[live], minlength=len(caps))
         shared = int((count >= 2).sum())
         total = np.bincount(hm[live], weights=demand[h[live]], minlength=len(caps))
@@ -264,6 +262,9 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             k = np.flatnonzero(live)
             begin_all(h[k], hm[k], hp[k])
             return
+        by_machine = np.argsort(hm, kind="stable")
+        first = np.searchsorted(hm[by_machine], hm)
+        last = np.searchsorted(hm[by_machine], hm, side="right")
         while live.any():
             if not shared:
                 # One candidate per machine: a start changes no other candidate, so every one
