@@ -148,9 +148,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     each task's explicit room and each class's sorted free capacities and its machines ranked by
     free room are kept from start to start and updated where that machine is, and the best pair
     is found by a maximum instead of a sort. A start costs a few O(tasks + pairs) vector passes
-    and one O(machines of the class) cumulative sum. Preempting and restarting every running task
-    at a decision time are whole-array steps. The arithmetic, and so every run, is the same as
-    re-scoring everything at every start (``tests/schedulers/_reference_tetris.py``).
+    and one O(machines of the class) cumulative sum, and no Python loop over tasks (the tasks
+    that name a class's emptiest machine, and those with a pair on the machine just started, are
+    whole-array steps too). Preempting and restarting every running task at a decision time are
+    whole-array steps. The arithmetic, and so every run, is the same as re-scoring everything at
+    every start (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
