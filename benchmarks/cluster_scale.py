@@ -37,6 +37,26 @@ by several engineers, load 15-20 on its 2 cores, so wall seconds are mostly wait
     | tetris-np |  366.4   |   40.5  |  42.9               |   9.2              |
     | tetris    |  235.6   |   33.2  |  85.0               |   9.4              |
 
+Second round (the per-start Python loops of Tetris's fill as array steps; a decision time's cut
+gives no room back; before = commit bfaf869, the same command). Two runs, CPU over fifo's in
+the same run; the machine at load 6-9 on its 2 cores, where CPU seconds themselves move by up to
+2x between runs (fifo 0.35-1.0 s)::
+
+    | algorithm | run 1 before / fifo | run 1 after / fifo | run 2 before / fifo | run 2 after / fifo |
+    | tetris-np |   6.7               |   9.5              |  14.9               |  13.2              |
+    | tetris    |   9.4               |   9.7              |  17.2               |  12.0              |
+
+The same code in one process, tetris_packing alone, interleaved, best of 3: tetris-np 2.83 ->
+2.89 s, tetris 4.08 -> 3.35 s (fifo's whole run 0.35 s): the loops removed were over the few tasks
+that name one machine, which this instance has few of (13,299 pairs on 5,000 machines). On the
+contended 60-job shape (the part's first 60 jobs, ``local``, folded to offered load 0.9: 8
+machines, 1,160 tasks, about 400 tasks naming each machine) the same change takes tetris-np
+6.9 -> 1.0 s of CPU (fifo 0.8-1.0 s) and tetris 752 s (under cProfile; over 326 s without it, a
+run stopped unfinished) -> 76-89 s: 160,000 starts, as Tetris-p refills every machine at each of
+its decision times. Still not the 3x the issue asks on the Google shape: ε couples every
+candidate, so each of the 4,433 starts is about a hundred vector steps over the waiting tasks and
+pairs.
+
 Not a test: run by hand, e.g.
 
     python benchmarks/cluster_scale.py --before /tmp/old --timeout 300

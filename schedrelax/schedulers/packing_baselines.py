@@ -148,9 +148,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     each task's explicit room and each class's sorted free capacities and its machines ranked by
     free room are kept from start to start and updated where that machine is, and the best pair
     is found by a maximum instead of a sort. A start costs a few O(tasks + pairs) vector passes
-    and one O(machines of the class) cumulative sum. Preempting and restarting every running task
-    at a decision time are whole-array steps. The arithmetic, and so every run, is the same as
-    re-scoring everything at every start (``tests/schedulers/_reference_tetris.py``).
+    and one O(machines of the class) cumulative sum, and no Python loop over tasks (the tasks
+    that name a class's emptiest machine, and those with a pair on the machine just started, are
+    whole-array steps too). Preempting and restarting every running task at a decision time are
+    whole-array steps. The arithmetic, and so every run, is the same as re-scoring everything at
+    every start (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
@@ -173,6 +175,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     width = int(n_named.max()) if len(pt) else 0
     named = np.full((nT, max(width, 1)), -1)
     named[pt, pos] = pm
+    pair_of = np.full((nT, max(width, 1)), -1)
+    pair_of[pt, pos] = np.arange(len(pt))
     classes = [(instance.class_member[instance.class_offset[c]:instance.class_offset[c + 1]],
                 float(instance.class_capacity[c])) for c in range(instance.n_classes)]
     class_of = np.full(len(caps), -1)
@@ -215,10 +219,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         run_machine[t] = -1
 
     def cut_all() -> None:
-        """Preempt every running task now (Tetris-p), in task order as one loop of stops would."""
+        """Preempt every running task now (Tetris-p). Free room is not given back: every machine
+        is idle afterwards, and the decision time resets an idle machine's room to its capacity
+        less its reservations before anything reads it."""
         r = np.flatnonzero(run_machine >= 0)
         rem[r] -= (now - run_start[r]) / run_time[r]
-        np.add.at(free, run_machine[r], demand[r])
         run_machine[r] = -1
 
     def begin(t: int, i: int, p: float) -> None:
@@ -247,9 +252,6 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         # Free room only shrinks while the machines are refilled: a candidate that does not fit
         # now never will, and a start changes only its own machine's candidates.
         live = demand[h] <= free[hm] + fit_tol[hm]
-        by_machine = np.argsort(hm, kind="stable")
-        first = np.searchsorted(hm[by_machine], hm)
-        last = np.searchsorted(hm[by_machine], hm, side="right")
         count = np.bincount(hm[live], minlength=len(caps))
         shared = int((count >= 2).sum())
         total = np.bincount(hm[live], weights=demand[h[live]], minlength=len(caps))
@@ -262,6 +264,9 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             k = np.flatnonzero(live)
             begin_all(h[k], hm[k], hp[k])
             return
+        by_machine = np.argsort(hm, kind="stable")
+        first = np.searchsorted(hm[by_machine], hm)
+        last = np.searchsorted(hm[by_machine], hm, side="right")
         while live.any():
             if not shared:
                 # One candidate per machine: a start changes no other candidate, so every one
@@ -291,7 +296,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         task_q = left[job]
         # The explicit candidates of the fresh ruled tasks, per task: their count and free room
         # (taken out of the class totals, which hold every machine of the class with room).
-        fresh_pair = (home[pt] < 0) & ruled[pt]
+        fresh_ruled = (home < 0) & ruled
+        fresh_pair = fresh_ruled[pt]
         mine = ok & fresh_pair
         x_count = np.bincount(pt[mine], minlength=nT)
         x_cap = np.zeros(nT)
@@ -348,11 +354,14 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                     # `width` machines).
                     first = [m for _, m in ranked[c][:width + 1]]
                     choice = np.full(len(g), first[0])
-                    for u in pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]].tolist():
-                        j = int(np.searchsorted(g, u))
-                        if j < len(g) and g[j] == u:
-                            mine_named = set(named[u].tolist())
-                            choice[j] = next((m for m in first[1:] if m not in mine_named), -1)
+                    u = pt[by_machine[machine_lo[first[0]]:machine_hi[first[0]]]]
+                    u = u[act[u] & fresh_ruled[u]]  # those in g
+                    if len(u):
+                        j = np.searchsorted(g, u)
+                        then = np.full(len(j), -1)
+                        for m in first[:0:-1]:
+                            then = np.where((named[u] == m).any(axis=1), then, m)
+                        choice[j] = then
                     has = eligible & (choice >= 0)
                     has &= g_demand <= free[np.maximum(choice, 0)] + fit_tol[np.maximum(choice, 0)]
                     tg, tm = g[has], choice[has]
@@ -388,14 +397,18 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             on = by_machine[machine_lo[ik]:machine_hi[ik]]
             pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
             ok[on] &= demand[pt[on]] <= free[ik] + fit_tol[ik]
-            for u in np.unique(pt[on][fresh_pair[on] & act[pt[on]]]).tolist():
-                lo, hi = int(task_lo[u]), int(task_hi[u])
-                sel = np.flatnonzero(ok[lo:hi] & fresh_pair[lo:hi]) + lo
-                x_count[u] = len(sel)
-                s = 0.0
-                for j in pm[sel].tolist():  # in pair order, as np.add.at adds them
-                    s += float(free[j]) / float(caps_sq[j])
-                x_cap[u] = s
+            u = pt[on]  # distinct (a placement names a machine once) and sorted
+            u = u[fresh_pair[on] & act[u]]
+            if len(u):
+                # Their pairs in pair order (row by row): np.add.at adds in that order, as the
+                # first count did.
+                sel = pair_of[u]
+                sel = sel[sel >= 0]
+                sel = sel[ok[sel] & fresh_pair[sel]]
+                x_count[u] = 0
+                np.add.at(x_count, pt[sel], 1)
+                x_cap[u] = 0.0
+                np.add.at(x_cap, pt[sel], free[pm[sel]] / caps_sq[pm[sel]])
             c = int(class_of[ik])
             # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
             fs = sorted_free[c]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from schedrelax.instances import PackingInstance, PackingJob, PackingTask
 from schedrelax.schedulers import fifo, list_packing, packing_baselines
@@ -206,3 +207,41 @@ def test_interval_fraction_packing_matches_the_former_scan(seed):
     for col in ("item", "machine", "start", "end"):
         assert getattr(a, col).tolist() == getattr(b, col).tolist(), col
     assert np.array_equal(a.finish, b.finish, equal_nan=True)
+
+
+@st.composite
+def contended_compressed(draw) -> PackingInstance:
+    """Many small tasks on few machines of one to three classes, most of them placed by an
+    elsewhere rule and naming one to three machines from a small pool (so that many tasks name the
+    class's emptiest machine and take the next one), few distinct demands, times and weights
+    (ties), releases and reservations now and then: the fill of Tetris at its busiest."""
+    M = draw(st.integers(1, 6))
+    caps = draw(st.lists(st.sampled_from([1.0, 1.0, 2.0, 3.0]), min_size=M, max_size=M))
+    pool = draw(st.lists(st.integers(0, M - 1), min_size=1, max_size=min(M, 3), unique=True))
+    jobs = []
+    for _ in range(draw(st.integers(1, 6))):
+        tasks = []
+        for _ in range(draw(st.integers(1, 5))):
+            place = draw(st.lists(st.sampled_from(pool), max_size=3, unique=True))
+            rule = draw(st.sampled_from([1.0, 2.0, 4.0])) if not place or draw(st.booleans()) else None
+            limit = max(caps) if rule is not None else max(caps[m] for m in place)
+            demand = draw(st.sampled_from([d for d in (0.25, 0.5, 1.0, 1.5) if d <= limit]))
+            ptime = (draw(st.lists(st.sampled_from([1.0, 2.0, 3.0]), min_size=len(place), max_size=len(place)))
+                     if place and draw(st.booleans()) else draw(st.sampled_from([1.0, 2.0, 3.0])))
+            tasks.append(PackingTask(demand=demand, placement=place, processing_time=ptime, elsewhere_time=rule))
+        jobs.append(PackingJob(tasks=tuple(tasks), weight=draw(st.sampled_from([1.0, 2.0])),
+                               release=draw(st.sampled_from([0.0, 0.0, 0.0, 1.0, 2.5]))))
+    reservations = []
+    for i in draw(st.lists(st.integers(0, M - 1), max_size=2, unique=True)):
+        reservations.append((i, caps[i] * draw(st.sampled_from([0.5, 1.0])), draw(st.sampled_from([1.0, 3.0]))))
+    return PackingInstance(capacities=caps, jobs=tuple(jobs), reservations=tuple(reservations))
+
+
+@settings(max_examples=40, deadline=None)
+@given(contended_compressed())
+def test_tetris_runs_are_those_of_the_rescoring_tetris_on_contended_compressed_instances(inst):
+    """The vectorised class choice (tasks that name the emptiest machine take the next one) and
+    the explicit-room update after each start against the re-scoring reference, bit for bit."""
+    for preemptive in (False, True):
+        assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                == ref_tetris.tetris_packing(inst, preemptive=preemptive))
