@@ -1016,7 +1016,7 @@ def fmt_ci(e: Estimate, percent: bool = False) -> str:
 
 def _values(cells, setting: str, metrics: Sequence[Metric]) -> tuple[np.ndarray, int]:
     """Per seed (rows, in seed order) the value of each metric (columns), for the seeds where
-    every metric is a finite number; and how many seeds were left out."""
+    every metric is a finite number; and how many of the seeds its points ran were left out."""
     import pandas as pd
 
     t = cells[(cells["setting"] == setting) & (cells["cell_status"] == "ok")]
@@ -1037,7 +1037,11 @@ def _values(cells, setting: str, metrics: Sequence[Metric]) -> tuple[np.ndarray,
             raise ValueError(f"metric {m.label()} matches more than one record of seed {seed} in setting {setting!r}: "
                              "the row's filter must name one record")
         columns.append(pd.to_numeric(sel.set_index("seed")[m.column], errors="coerce").rename(m.label()))
-    all_seeds = sorted(set(t["seed"])) if len(t) else []
+    # the seeds the metrics' points ran (a point may run fewer seeds than the setting's others:
+    # those are not "left out")
+    points = {m.point for m in metrics}
+    ran = t if None in points else t[t["point"].isin(points)]
+    all_seeds = sorted(set(ran["seed"])) if len(ran) else []
     frame = pd.concat(columns, axis=1) if columns else pd.DataFrame()
     frame = frame.reindex(all_seeds)
     finite = frame.apply(lambda col: np.isfinite(col.to_numpy(dtype=float)))

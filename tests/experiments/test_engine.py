@@ -112,6 +112,17 @@ def test_a_run_without_its_claims_points_says_so(tmp_path):
     assert "no headline claim marked" not in text
 
 
+def test_a_point_with_fewer_seeds_leaves_none_out(tmp_path):
+    # point q runs 3 of the 12 seeds: its rows are over 3 seeds, none "left out"
+    rows = (E.Row("p", "T", "A", E.Mean(E.metric("cost", "p", algorithm="A")), E.Paper.value(10.0)),
+            E.Row("q", "T", "A", E.Mean(E.metric("cost", "q", algorithm="A")), E.Paper.value(10.0)))
+    exp = toy(rows=rows, fit=None, variations=(), points=(E.Point("p"), E.Point("q", seeds=3)))
+    by = {r.row.id: r for r in E.run(exp, tmp_path, progress=False).results}
+    assert (by["p"].estimate.n, by["p"].estimate.missing) == (12, 0)
+    assert (by["q"].estimate.n, by["q"].estimate.missing) == (3, 0)
+    assert "left out" not in E._described(by["q"])
+
+
 def test_joint_claims_are_checked():
     a = E.metric("cost", "p", algorithm="A")
     rows = (E.Row("r1", "T", "A", E.Mean(a), E.Paper.value(1.0)), E.Row("r2", "T", "A", E.Mean(a), E.Paper.value(2.0)))
