@@ -31,8 +31,9 @@ def optimum(build, inst, **kw):
     assert res.is_optimal
     schedule = packing_mip_schedule(model)
     verify(inst, schedule)
-    assert evaluate(inst, schedule).objective == pytest.approx(res.objective, rel=REL)
-    return res.objective, schedule
+    cost = model.layout.grid.cost(res.objective, inst.weights)  # the model counts slots from its origin
+    assert evaluate(inst, schedule).objective == pytest.approx(cost, rel=REL)
+    return cost, schedule
 
 
 def test_time_unit():
@@ -42,17 +43,22 @@ def test_time_unit():
     assert time_unit(thirds) == pytest.approx(1 / 3)
     whole = PackingInstance([1.0], (job((1.0, [0], 4.0)), job((1.0, [0], 6.0))))
     assert time_unit(whole) == 2.0
-    odd = PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))
-    with pytest.raises(AlgorithmError, match=r"task 0's processing time on machine 0 is 1\.414213562373095"):
+    # A time alone is one slot of itself in any unit (issue 31); sqrt(2) beside 1 is on no grid.
+    assert time_unit(PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))) == pytest.approx(2 ** 0.5, rel=1e-15)
+    odd = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 2 ** 0.5))))
+    with pytest.raises(AlgorithmError, match=r"task 0's processing time on machine 0 is 1\.0, on no time grid .* longest processing time "
+                       r"\(task 1's processing time on machine 0, 1\.414213562373095"):
         time_unit(odd)
 
 
 def test_a_release_off_every_grid_is_refused_not_rounded():
-    # Issue 13: an online packing instance's releases are arbitrary floats. 0.7316 = 1829/2500 has
-    # no denominator <= 1000, so no grid fits it; rounding it to 0.731 (731/1000, the nearest such
-    # fraction) would let the job start before it is released. A clear error instead, naming it.
+    # Issue 13: an online packing instance's releases are arbitrary floats; rounding 0.7316 to 0.731
+    # would let the job start before it is released. Since issue 31 the grid is relative to the
+    # data (a bound on denominators in absolute units changed the verdict with the unit): 0.7316 =
+    # 1829/2500 is on the grid 1/2500, never rounded, and that grid (6,829 slots) is refused by size.
     inst = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.7316)))
-    with pytest.raises(AlgorithmError, match=r"job 1's release is 0\.7316, not a multiple of 1/q .* q <= 1000"):
+    assert time_unit(inst) == pytest.approx(0.0004, rel=1e-12)
+    with pytest.raises(AlgorithmError, match=r"6,829 slots of 0\.0004"):
         run("mip", inst)
     # A float within 1e-9 of a grid point is not on it either (it used to be taken as 1/2).
     near = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.5 + 1e-10)))
