@@ -531,7 +531,8 @@ def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     unit = lay.grid.unit
     since = schedule.start - lay.grid.origin
     slot = np.rint(since / unit)
-    if not np.allclose(slot * unit, since, rtol=1e-12, atol=1e-9 * unit):
+    # a start far from 0 carries the round-off of its stamp, as the data do (GRID_ULPS)
+    if not np.all(np.abs(slot * unit - since) <= 1e-9 * unit + GRID_ULPS * np.spacing(np.abs(schedule.start))):
         return False
     index = {(int(t), int(i), int(s)): k for k, (t, i, s) in
              enumerate(zip(lay.pair_task[lay.var_pair].tolist(), lay.pair_machine[lay.var_pair].tolist(),

@@ -37,7 +37,7 @@ def ti_lp_program(instance: PackingInstance, *, upper_bound: float | None = None
                   max_terms: int | None = None) -> MatrixProgram:
     """The time-indexed MIP's LP relaxation (see the module docstring); *upper_bound* (a known
     schedule's cost) caps each job's window as in the MIP. Its optimum bounds the non-preemptive
-    optimum from below, in times from the grid's origin as the MIP's (``TimeGrid.bound`` of
+    optimum from below, in slots from the grid's origin as the MIP's (``TimeGrid.bound`` of
     :func:`~schedrelax.models.packing_mip.time_grid` maps it to the instance). AlgorithmError past
     the MIP's size limits or past *max_terms* capacity terms, before anything is built."""
     grid, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)

@@ -263,6 +263,7 @@ def test_the_mip_gives_the_same_verdict_in_any_unit_and_from_any_origin(scale, o
     res = run("mip", inst)
     verify(inst, res.schedule)
     assert res.status == "optimal" and res.info["optimal"] and res.guarantee == 1.0
+    assert res.info["warm_start"]  # FIFO's starts, a few ulps off the grid at 10^6, still start it
     assert res.objective == pytest.approx(8.0 * scale + 4.0 * offset, rel=1e-12)
     assert res.lower_bound <= res.objective and res.lower_bound == pytest.approx(res.objective, rel=1e-9)
     pre = run("mip", inst, params={"preemptive": True})
