@@ -5,10 +5,11 @@ For any λ >= 0, relaxing the rows Σ_running a_t <= room[i, τ] leaves one prob
 completion slot c (within the job's window) and, for each of its tasks, the cheapest start on a
 usable machine that ends by c, a start s on machine i costing a_t Σ_{τ=s}^{s+p-1} λ[i, τ]. Its value
 
-    L(λ) = Σ_j min_c [ w_j c·unit + Σ_{t of j} min_{(i, s): s+p <= c} a_t Σ λ ] − Σ_{i,τ} λ[i, τ] room[i, τ]
+    L(λ) = Σ_j min_c [ w_j c + Σ_{t of j} min_{(i, s): s+p <= c} a_t Σ λ ] − Σ_{i,τ} λ[i, τ] room[i, τ]
 
 is at most the MIP's optimum (weak duality), so every λ gives a valid lower bound, and the best
-over the iterations is kept. Each job's problem is solved exactly (all its completion slots at
+over the iterations is kept (c in slots from the MIP grid's origin, mapped back to the instance
+by ``TimeGrid.bound``). Each job's problem is solved exactly (all its completion slots at
 once, with numpy), so max_λ L(λ) is the Dantzig-Wolfe bound with one column per job placement,
 which is at least the LP relaxation's. λ follows subgradient steps (Polyak's step towards an upper
 bound, halved when the bound stalls). No solver is called.
@@ -23,7 +24,7 @@ import numpy as np
 
 from schedrelax.instances import PackingInstance
 from schedrelax.instances._checks import flat_ranges
-from schedrelax.models.packing_mip import _free_room, _windows, time_unit
+from schedrelax.models.packing_mip import _free_room, _windows, time_grid
 
 
 @dataclass(frozen=True)
@@ -39,19 +40,21 @@ class LagrangianBound:
 def lagrangian_bound(instance: PackingInstance, upper_bound: float, *, time_limit: float = 10.0,
                      max_iterations: int = 2000, theta: float = 1.0, stall: int = 15) -> LagrangianBound:
     """The Lagrangian bound of the module docstring on *instance* (times on a small grid: the
-    MIP's, :func:`~schedrelax.models.packing_mip.time_unit`), with job windows capped by
+    MIP's, :func:`~schedrelax.models.packing_mip.time_grid`), with job windows capped by
     *upper_bound* (a verified schedule's cost, also the Polyak step's target), for at most
     *time_limit* seconds and *max_iterations* steps. AlgorithmError when the times are off grid."""
     t0 = time.perf_counter()
-    unit = time_unit(instance)
-    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    grid = time_grid(instance)
+    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
     job = instance.task_job
     rj = rel[job[qt]]
     last = end[job[qt]] - qp
     vq, vs = flat_ranges(rj, last)  # every (pair, start slot) in its window
     S = int(end.max())
     M, nT, nJ = instance.n_machines, instance.n_tasks, instance.n_jobs
-    room = _free_room(instance, unit, S).reshape(M, S)
+    room = _free_room(instance, grid, S).reshape(M, S)
+    # L(λ) is in slots from the grid's origin, as the MIP: so is the step's target
+    target = (upper_bound - grid.origin * float(np.sum(instance.weights))) / grid.unit
     a = np.asarray(instance.demand, dtype=float)
     w = np.asarray(instance.weights, dtype=float)
     v_task, v_mach, v_p = qt[vq], qm[vq], qp[vq]
@@ -61,7 +64,7 @@ def lagrangian_bound(instance: PackingInstance, upper_bound: float, *, time_limi
     slots = np.arange(S + 1)
     # a job may complete at slot c only inside its window; beyond, +inf
     open_c = slots[None, :] <= end[:, None]
-    job_cost = w[:, None] * slots[None, :] * unit
+    job_cost = w[:, None] * slots[None, :].astype(float)
     lam = np.zeros((M, S))
     best = -np.inf
     step_scale, since = theta, 0
@@ -99,5 +102,6 @@ def lagrangian_bound(instance: PackingInstance, upper_bound: float, *, time_limi
         # stop before a step that would end past the limit (a step takes ~1 s at 100 jobs)
         if norm == 0.0 or step_scale < 1e-6 or time.perf_counter() - t0 + step_seconds > time_limit:
             break
-        lam = np.maximum(0.0, lam + step_scale * max(upper_bound - L, 1e-9 * upper_bound) / norm * g)
-    return LagrangianBound(bound=float(best), iterations=it, seconds=time.perf_counter() - t0)
+        lam = np.maximum(0.0, lam + step_scale * max(target - L, 1e-9 * abs(target)) / norm * g)
+    bound = grid.bound(float(best), instance.weights) if np.isfinite(best) else float(best)
+    return LagrangianBound(bound=bound, iterations=it, seconds=time.perf_counter() - t0)

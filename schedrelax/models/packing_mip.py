@@ -1,8 +1,20 @@
 """Exact time-indexed MIPs for small packing instances (paper 003 §2), the optima the relaxations
 and algorithms are checked against.
 
-Time is cut into slots of one *unit*: the largest u such that every usable processing time and
-every release time is a whole number of units (0.5 for data in halves).
+Time is cut into slots of one *unit* from an *origin*, the earliest release (:func:`time_grid`):
+the largest u such that every usable processing time, and every release and reservation end
+measured from the origin, is a whole number of units (0.5 for data in halves). No task starts
+before the origin, so a reservation that ends by it does not matter and one that ends later holds
+its room from the origin to its end. The models count time in slots from the origin: their
+objective is Σ w_j (C_j − origin) / unit, which :meth:`TimeGrid.cost` and :meth:`TimeGrid.bound`
+map back to the instance's Σ w_j C_j, and their schedules are put back on the instance's clock.
+So the model is the same, number for number, in any unit and from any origin: a millisecond task
+released at 10^6 is one slot, not 10^9, and a solver's absolute tolerances (HiGHS took C_j >=
+1.2e-8·s for C_j >= 0 and called 0 the optimum) meet numbers of the size of the slot counts.
+
+Times are read as the numbers they stand for: a time within :data:`GRID_ULPS` units in the last
+place of its time stamp of a grid point is on that grid (the round-off of writing the data in
+another unit or from another origin), anything further off is refused, never rounded.
 
 * :func:`build_nonpreemptive_mip` — PRP||Σ w_j C_j (§4: no preemption, hence no migration), exact
   for the continuous-time problem: with data in whole units, shifting every task as early as
@@ -16,11 +28,11 @@ every release time is a whole number of units (0.5 for data in halves).
 
 Both take an optional ``upper_bound`` on the optimum (the cost of any feasible schedule): every job
 of an optimal schedule then has w_j C_j <= upper_bound, which caps each job's slots. The horizon is
-otherwise max_j r_j + Σ_tasks max_i p^i (as for the LPs, see :mod:`schedrelax.models.synchpack_lp`),
+otherwise max_j r_j + Σ_tasks max_i p^i from the origin (as for the LPs, see :mod:`schedrelax.models.synchpack_lp`),
 with the last reservation end in place of max_j r_j when that is later.
 
 Reservations (room held on a machine over [0, until)) lower that machine's capacity row in the slots
-they cover; their ends are on the time grid like the release times.
+they cover; their ends after the origin are on the time grid like the release times.
 """
 
 from __future__ import annotations
@@ -41,7 +53,10 @@ from schedrelax.models.synchpack_lp import add_linear_rows, usable_pairs, withou
 from schedrelax.schedules import Schedule
 
 MAX_DENOMINATOR = 1000
-"""Processing times, releases and reservation ends must be multiples of 1/q for one q up to this."""
+"""Largest q of the rationals k/q that the CP-SAT models' integer scaling
+(:mod:`schedrelax.models.cpsat_packing`) and the online re-planning clock
+(:mod:`schedrelax.online.remaining`) read a float as; the time-indexed MIPs' grid is
+:func:`time_grid`'s, relative to the data and not bounded by it."""
 
 MAX_BINARIES = 1_000_000
 """Most (task, machine, slot) binaries a time-indexed MIP is built with. Beyond, building takes
@@ -63,69 +78,225 @@ are laid out over every slot up to the horizon, so a grid of tiny slots far from
 made. The builders refuse past this up front."""
 
 
-def _check_grid(machines: int, slots: int, unit: float, horizon: float) -> None:
+def _check_grid(machines: int, slots: int, grid: TimeGrid) -> None:
     if machines * slots > MAX_GRID_CELLS:
         raise AlgorithmError(
-            f"packing MIP: the time grid would have {slots:,} slots of {unit:g} on each of {machines} machines "
-            f"({machines * slots:,} cells, more than the limit of {MAX_GRID_CELLS:,}), up to the horizon {horizon:g}; "
-            f"the grid is the largest unit dividing every processing time, release and reservation end, and it "
-            f"starts at time 0: coarser times, or releases shifted closer to 0, make a smaller model")
+            f"packing MIP: the time grid would have {slots:,} slots of {grid.unit:g} on each of {machines} machines "
+            f"({machines * slots:,} cells, more than the limit of {MAX_GRID_CELLS:,}), up to {slots * grid.unit:g} "
+            f"after the earliest release; the grid is the largest unit dividing every processing time, and every "
+            f"release and reservation end measured from the earliest release ({grid.finest} needs it this fine): "
+            f"coarser times, or releases closer together, make a smaller model")
 
 
 def check_grid(instance: PackingInstance) -> None:
     """AlgorithmError, before any work, when the instance is off every grid the MIP accepts
-    (:func:`time_unit`) or its grid up to the horizon would pass :data:`MAX_GRID_CELLS`; callers
+    (:func:`time_grid`) or its grid up to the horizon would pass :data:`MAX_GRID_CELLS`; callers
     run it before their starts and relaxations, so a refusal comes at once."""
-    unit = time_unit(instance)
-    *_, end = _windows(instance, unit, None)
-    _check_grid(instance.n_machines, int(end.max()), unit, float(end.max()) * unit)
+    grid = time_grid(instance)
+    *_, end = _windows(instance, grid, None)
+    _check_grid(instance.n_machines, int(end.max()), grid)
 
 
-def _check_terms(count: int, unit: float, slots: int, limit: int) -> None:
+def _check_terms(count: int, grid: TimeGrid, slots: int, limit: int) -> None:
     if count > limit:
         raise AlgorithmError(
             f"packing MIP: the time-indexed model's capacity rows would hold {count:,} terms ({slots:,} slots of "
-            f"{unit:g}; each start of a task p slots long is in p rows), more than the limit of "
-            f"{limit:,}; coarser times or shorter tasks make a smaller model")
+            f"{grid.unit:g}, as fine as {grid.finest} needs; each start of a task p slots long is in p rows), more "
+            f"than the limit of {limit:,}; coarser times or shorter tasks make a smaller model")
 
 
-def _check_size(count: int, what: str, unit: float, slots: int) -> None:
+def _check_size(count: int, what: str, grid: TimeGrid, slots: int) -> None:
     if count > MAX_BINARIES:
         raise AlgorithmError(
             f"packing MIP: the time-indexed model would have {count:,} binary variables ({what}, {slots:,} slots "
-            f"of {unit:g}), more than the limit of {MAX_BINARIES:,}; its grid is the largest unit dividing every "
-            f"processing time, release and reservation end: coarser times make a smaller model")
+            f"of {grid.unit:g}, as fine as {grid.finest} needs), more than the limit of {MAX_BINARIES:,}; its grid "
+            f"is the largest unit dividing every processing time, release and reservation end: coarser times make "
+            f"a smaller model")
+
+
+GRID_ULPS = 4
+"""How far a time may be from a grid point and still be put on it: this many units in the last
+place (ulps) of its time stamp, its own magnitude for a processing time and the larger of itself
+and the origin for a release or reservation end (it enters as their difference).
+
+Why 4: data on a grid k·u written in another unit or from another origin are off it only by the
+round-off of that rewriting. A time k/q times a unit is off by at most 1 ulp (the float of k/q,
+then the product); adding an origin adds half an ulp of the stamp; a release and the origin each
+so, their difference is off by at most 3 ulps of the larger. 4 covers that, and stays inside what
+the verifier forgives a start before its release (:func:`~schedrelax.schedules.time_tolerance`:
+4 ulps of the stamp plus TOL = 1e-6 of the shortest duration, which the resolution limit
+:data:`~schedrelax.instances._checks.RESOLUTION` keeps at >= 5e-16 of the horizon, over 2 ulps),
+with the half ulp of rounding the start itself. It is under 2·10^-6 of that resolution limit
+(5e-10 of the horizon, 2·10^6 ulps or more): no duration the package resolves is moved by it, and a
+time further off its grid is refused, never rounded (:func:`time_grid`)."""
+
+
+def _simplest_between(lo: Fraction, hi: Fraction) -> Fraction:
+    """The rational of least denominator in [lo, hi] (0 <= lo <= hi), by continued fractions."""
+    whole = lo.numerator // lo.denominator
+    if lo == whole:
+        return Fraction(whole)
+    if whole + 1 <= hi:
+        return Fraction(whole + 1)
+    return whole + 1 / _simplest_between(1 / (hi - whole), 1 / (lo - whole))
+
+
+@dataclass(frozen=True)
+class TimeGrid:
+    """The time grid of the packing MIPs: slot k is [origin + k·unit, origin + (k+1)·unit).
+
+    ``origin`` is the earliest release (a float of the instance, exactly); ``exact_unit`` the
+    slot length as a rational (``unit`` its float); ``release_slots`` (per job),
+    ``reserve_slots`` (per reservation, 0 for one that ends by the origin) and ``pair_slots``
+    (per usable (task, machine) pair, in :func:`usable_pairs` order) the times in slots.
+    ``shift`` is the most a release or reservation end was moved later to reach the grid and
+    ``stretch`` the most a processing time was lengthened, relative to itself (both >= 0, exact):
+    what :meth:`bound` takes back from a bound of the model. ``finest`` names the time that needs
+    the finest grid, for the messages of the size limits."""
+
+    origin: float
+    exact_unit: Fraction
+    release_slots: np.ndarray
+    reserve_slots: np.ndarray
+    pair_slots: np.ndarray
+    shift: Fraction
+    stretch: Fraction
+    finest: str
+
+    @property
+    def unit(self) -> float:
+        return float(self.exact_unit)
+
+    def times(self, slots) -> np.ndarray:
+        """origin + slot·unit, each rounded once to the nearest float (no product of floats)."""
+        o = Fraction(self.origin)
+        return np.array([float(o + int(k) * self.exact_unit) for k in np.asarray(slots).ravel()], dtype=float)
+
+    def cost(self, model_value: float, weights) -> float:
+        """A model objective Σ w_j C'_j (slots from the origin) as the instance's Σ w_j C_j."""
+        return float(Fraction(model_value) * self.exact_unit + Fraction(self.origin) * _weight_sum(weights))
+
+    def bound(self, model_bound: float, weights) -> float:
+        """A lower bound B' on the model's objective as a lower bound on the instance's optimum,
+        rounded down: (unit·B' − shift·Σw) / (1 + stretch) + origin·Σw.
+
+        The model is the instance with each release and reservation end moved by at most
+        ``shift`` later and each processing time lengthened by at most ``stretch`` of itself (moves
+        the other way only relax it). Any schedule of the instance, stretched about the origin by
+        1 + stretch and delayed by shift, is one of the model (each task's interval covers its
+        model length, releases and reservation ends are met, the tasks running together are the
+        same), of cost at most (1 + stretch)·C' + shift per job: so unit·B' <= (1 + stretch)·OPT' +
+        shift·Σw, OPT' the instance's optimum less origin·Σw. Nothing is taken off when the times
+        are on the grid exactly."""
+        W = _weight_sum(weights)
+        exact = (Fraction(model_bound) * self.exact_unit - self.shift * W) / (1 + self.stretch) + Fraction(self.origin) * W
+        out = float(exact)
+        return math.nextafter(out, -math.inf) if Fraction(out) > exact else out
+
+
+def _weight_sum(weights) -> Fraction:
+    return sum((Fraction(float(w)) for w in np.asarray(weights, dtype=float).ravel()), Fraction(0))
+
+
+def _off_grid(what: str, v: float, origin: float, tau: tuple[str, float]) -> AlgorithmError:
+    return AlgorithmError(
+        f"packing MIP: {what} is {v!r}, on no time grid the MIP can use: measured from the earliest release "
+        f"({origin!r}), every processing time, release and reservation end must be a whole number of one unit, "
+        f"up to {GRID_ULPS} units in the last place of its time stamp (float round-off, never more), with at most "
+        f"{MAX_GRID_CELLS:,} units in the longest processing time ({tau[0]}, {tau[1]!r}); the time-indexed MIP is exact only "
+        f"on such a grid, and it does not round times onto one")
+
+
+def time_grid(instance: PackingInstance) -> TimeGrid:
+    """The coarsest grid the instance's times lie on, up to their round-off (see the module
+    docstring): origin at the earliest release, slot length u, every processing time and every
+    release and reservation end after the origin a whole number of slots.
+
+    Each time v (a release or reservation end as v − origin) may be put on the grid only within
+    :data:`GRID_ULPS` ulps of its time stamp. Its ratio to the longest processing time τ, over the
+    interval those round-offs allow, is read as the simplest fraction there (the least
+    denominator); the slot is about τ over the lcm of their denominators: the simplest length
+    that puts every time within its interval. The same in any unit and from any origin, since
+    only ratios and each stamp's own ulps enter. Raises :class:`~schedrelax.errors.AlgorithmError`,
+    naming the time, when no grid of at most :data:`MAX_GRID_CELLS` slots in τ fits: a time off
+    the grid by more than its round-off is refused, not rounded (a release rounded down would let
+    a task start before it). Exact: every float is a whole multiple of 2^-K for one K, and the
+    arithmetic is on those whole numbers."""
+    pairs = usable_pairs(instance)
+    release = instance.release.astype(float)
+    origin = float(release.min())
+    until = np.atleast_1d(instance.reserve_until).astype(float)
+    ptime = instance.place_time[pairs].astype(float)
+    named = [(f"task {t}'s processing time on machine {m}", v, abs(v), False) for t, m, v in
+             zip(instance.place_task[pairs].tolist(), instance.place_machine[pairs].tolist(), ptime.tolist())]
+    named += [(f"job {j}'s release", v, max(abs(v), abs(origin)), True) for j, v in enumerate(release.tolist())]
+    named += [(f"reservation {i}'s end", v, max(abs(v), abs(origin)), True)
+              for i, v in enumerate(until.tolist()) if v > origin]
+    longest = int(np.argmax(ptime))
+    tau = float(ptime[longest])
+    tau_named = (named[longest][0], tau)
+    floats = [origin, *(v for _, v, _, _ in named), *(float(np.spacing(s)) for _, _, s, _ in named)]
+    K = max(f.as_integer_ratio()[1].bit_length() - 1 for f in floats)
+
+    def whole(x: float) -> int:  # x · 2^K, exactly
+        num, den = x.as_integer_ratio()
+        return num << (K - den.bit_length() + 1)
+
+    O, Tau, TauT = whole(origin), whole(tau), GRID_ULPS * whole(float(np.spacing(tau)))
+    tau_slack = GRID_ULPS * float(np.spacing(tau)) / tau
+    seen: dict[tuple[float, bool], tuple[int, int, Fraction, str]] = {}
+    count, finest = 1, (1, tau_named)
+    for what, v, stamp, is_stamp in named:
+        if (v, is_stamp) in seen:
+            continue
+        V = whole(v) - O if is_stamp else whole(v)
+        tol = GRID_ULPS * float(np.spacing(stamp))
+        T = GRID_ULPS * whole(float(np.spacing(stamp)))
+        lo_num, lo_den, hi_num, hi_den = max(V - T, 0), Tau + TauT, V + T, Tau - TauT
+        # Most times are on the grid found so far: when the interval is too short to hold two
+        # fractions of denominator <= count, one of them in it is the simplest there.
+        x = (v - origin if is_stamp else v) / tau
+        n = round(x * count)
+        if (16 * (tol / tau + abs(x) * tau_slack) * count * count < 1
+                and lo_num * count <= n * lo_den and n * hi_den <= hi_num * count):
+            ratio = Fraction(n, count)
+        else:
+            ratio = _simplest_between(Fraction(lo_num, lo_den), Fraction(hi_num, hi_den))
+        count = math.lcm(count, ratio.denominator)
+        finest = max(finest, (ratio.denominator, (what, v)), key=lambda f: f[0])
+        if count > MAX_GRID_CELLS:
+            raise _off_grid(what, v, origin, tau_named)
+        seen[(v, is_stamp)] = (V, T, ratio, what)
+    slots = {key: int(r * count) for key, (_, _, r, _) in seen.items()}
+    # the slot lengths u (times 2^K) that put every time within its interval: [lo, hi]
+    lo, hi = (0, 1), (Tau + TauT, 1)
+    for key, (V, T, _, what) in seen.items():
+        n = slots[key]
+        if n:
+            if (V - T) * lo[1] > lo[0] * n:
+                lo = (V - T, n)
+            if (V + T) * hi[1] < hi[0] * n:
+                hi = (V + T, n)
+            if lo[0] * hi[1] > hi[0] * lo[1]:
+                raise _off_grid(what, key[0], origin, tau_named)
+    unit = _simplest_between(Fraction(lo[0], lo[1] << K), Fraction(hi[0], hi[1] << K))
+    # each time's move onto the grid, times 2^K·b for u = a/b: n·a·2^K − V·b
+    a, b = unit.numerator << K, unit.denominator
+    moves = [(slots[key] * a - V * b, V, key[1]) for key, (V, *_) in seen.items()]
+    shift = Fraction(max((m for m, _, stamp in moves if stamp), default=0), b << K)
+    m, V = max(((m, V) for m, V, stamp in moves if not stamp), key=lambda mv: Fraction(*mv))
+    return TimeGrid(
+        origin=origin, exact_unit=unit,
+        release_slots=np.array([slots[(v, True)] for v in release.tolist()], dtype=np.int64),
+        reserve_slots=np.array([slots[(v, True)] if v > origin else 0 for v in until.tolist()], dtype=np.int64),
+        pair_slots=np.array([slots[(v, False)] for v in ptime.tolist()], dtype=np.int64),
+        shift=max(shift, Fraction(0)), stretch=max(Fraction(m, V * b), Fraction(0)),
+        finest=f"{finest[1][0]} ({finest[1][1]!r})")
 
 
 def time_unit(instance: PackingInstance) -> float:
-    """The largest u with every usable processing time, release time and reservation end a whole
-    multiple of u.
-
-    Each time must equal k/q exactly (as the float nearest k/q) for some q <= MAX_DENOMINATOR: a
-    time only close to the grid would have to be rounded onto it, and a release rounded down lets
-    a task start before it is released, so the MIP would no longer be exact. Raises
-    :class:`~schedrelax.errors.AlgorithmError` naming the first time off every such grid.
-    """
-    pairs = usable_pairs(instance)
-    named = [(f"task {t}'s processing time on machine {m}", v) for t, m, v in
-             zip(instance.place_task[pairs].tolist(), instance.place_machine[pairs].tolist(),
-                 instance.place_time[pairs].tolist())]
-    named += [(f"job {j}'s release", v) for j, v in enumerate(instance.release.tolist())]
-    named += [(f"reservation {i}'s end", v) for i, v in enumerate(np.atleast_1d(instance.reserve_until).tolist())]
-    fracs = {}
-    for what, v in named:
-        if v in fracs:
-            continue
-        f = Fraction(v).limit_denominator(MAX_DENOMINATOR)
-        if float(f) != v:
-            raise AlgorithmError(
-                f"packing MIP: {what} is {v!r}, not a multiple of 1/q for any q <= {MAX_DENOMINATOR}; the "
-                f"time-indexed MIP is exact only when every processing time, release and reservation end "
-                f"lies on one grid k/q (q <= {MAX_DENOMINATOR}), and it does not round times onto one")
-        fracs[v] = f
-    den = math.lcm(*(f.denominator for f in fracs.values()))
-    num = math.gcd(*(f.numerator * (den // f.denominator) for f in fracs.values()))
-    return num / den if num else 1.0 / den
+    """The slot length of :func:`time_grid` (its origin is the earliest release)."""
+    return time_grid(instance).unit
 
 
 @dataclass(frozen=True)
@@ -134,54 +305,61 @@ class MIPLayout:
 
     kind: str
     instance: PackingInstance
-    unit: float
+    grid: TimeGrid
     pair_task: np.ndarray
     pair_machine: np.ndarray
     pair_slots: np.ndarray
     var_pair: np.ndarray
     var_slot: np.ndarray
 
+    @property
+    def unit(self) -> float:
+        return self.grid.unit
 
-def _windows(instance: PackingInstance, unit: float, upper_bound: float | None):
+
+def _windows(instance: PackingInstance, grid: TimeGrid, upper_bound: float | None):
     """Usable pairs with processing and release in slots, and each job's last usable slot end."""
     pairs = usable_pairs(instance)
     qt = instance.place_task[pairs]
     qm = instance.place_machine[pairs]
-    qp = np.rint(instance.place_time[pairs] / unit).astype(np.int64)
-    rel = np.rint(instance.release / unit).astype(np.int64)
+    qp = grid.pair_slots
+    rel = grid.release_slots
     longest = np.zeros(instance.n_tasks, dtype=np.int64)
     np.maximum.at(longest, qt, qp)
-    busy_until = np.rint(instance.reserve_until / unit).astype(np.int64)
-    horizon = int(max(rel.max(), busy_until.max(initial=0)) + longest.sum())
+    horizon = int(max(rel.max(), grid.reserve_slots.max(initial=0)) + longest.sum())
     end = np.full(instance.n_jobs, horizon)
     if upper_bound is not None:
-        cap = np.floor(upper_bound / (np.asarray(instance.weights) * unit) + 1e-9).astype(np.int64)
-        end = np.minimum(end, cap)
+        # w_j C_j <= upper_bound; the float quotient and difference are off by a few ulps of
+        # upper_bound / w_j, which the slack covers (a window one slot too long costs nothing)
+        latest = upper_bound / np.asarray(instance.weights, dtype=float)
+        cap = np.floor((latest - grid.origin) / grid.unit + 1e-9 + 4 * np.spacing(latest) / grid.unit)
+        end = np.minimum(end, cap.astype(np.int64))
     return qt, qm, qp, rel, end
 
 
 def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms: int | None):
     """The time-indexed model's start variables, shared by the MIP and its LP built as arrays:
-    the slot length, the usable (task, machine, slots) pairs, each job's last slot end, and per
+    the time grid, the usable (task, machine, slots) pairs, each job's last slot end, and per
     variable its pair and start slot. AlgorithmError past the size limits, before anything is
     built."""
-    unit = time_unit(instance)
-    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    grid = time_grid(instance)
+    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
     rj = rel[instance.task_job[qt]]
     last = end[instance.task_job[qt]] - qp
     starts = np.maximum(last - rj + 1, 0)
-    _check_grid(instance.n_machines, int(end.max()), unit, float(end.max()) * unit)
-    _check_size(int(starts.sum()), "start slots of each task on each machine", unit, int(end.max()))
-    _check_terms(int((starts * qp).sum()), unit, int(end.max()),
+    _check_grid(instance.n_machines, int(end.max()), grid)
+    _check_size(int(starts.sum()), "start slots of each task on each machine", grid, int(end.max()))
+    _check_terms(int((starts * qp).sum()), grid, int(end.max()),
                  MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
     vq, vs = flat_ranges(rj, last)
-    return unit, qt, qm, qp, end, vq, vs
+    return grid, qt, qm, qp, end, vq, vs
 
 
-def _free_room(instance: PackingInstance, unit: float, S: int) -> np.ndarray:
-    """Capacity left by the reservations on each (machine, slot), flattened as machine·S + slot."""
+def _free_room(instance: PackingInstance, grid: TimeGrid, S: int) -> np.ndarray:
+    """Capacity left by the reservations on each (machine, slot), flattened as machine·S + slot
+    (a reservation holds its room from the origin to its end)."""
     room = np.repeat(np.asarray(instance.capacities, dtype=float)[:, None], S, axis=1)
-    slots = np.rint(instance.reserve_until / unit).astype(np.int64)
+    slots = grid.reserve_slots
     for i, d, k in zip(instance.reserve_machine.tolist(), instance.reserve_demand.tolist(), slots.tolist()):
         room[i, :k] -= d
     return np.maximum(room, 0.0).ravel()
@@ -193,13 +371,15 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
 
     s[q, t] = 1 if task t(q) starts on machine i(q) at slot t; each task starts once, within its
     job's window; on each machine and slot the demands of the tasks running sum to at most m_i;
-    C_j >= (start + p) of each of its tasks; minimise Σ w_j C_j (in the instance's time unit).
+    C_j >= (start + p) of each of its tasks, in slots from the grid's origin; minimise Σ w_j C_j
+    (the instance's objective less origin·Σw, over the unit: ``model.layout.grid`` maps it back).
     *upper_bound* (a known schedule's cost) caps each job's window; *lower_bound* (a value no
-    schedule beats, e.g. LP2's optimum) becomes the row ``bound_cut``: Σ w_j C_j >= lower_bound.
+    schedule beats, e.g. LP2's optimum) becomes the row ``bound_cut``: Σ w_j C_j >= (lower_bound
+    − origin·Σw) / unit.
     AlgorithmError past :data:`MAX_BINARIES` binaries or past *max_terms* (at most
     :data:`MAX_CAPACITY_TERMS`) terms in the capacity rows, before anything is built.
     """
-    unit, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)
+    grid, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)
     with without_gc():
         m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")
         m.s = pyo.Var(range(len(vq)), within=pyo.Binary)
@@ -215,19 +395,19 @@ def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | N
         row = qm[vq[owner]] * S + slot
         A = sp.csr_array((instance.demand[qt[vq[owner]]], (row, owner)), shape=(M * S, len(cols)))
         used = np.flatnonzero(np.diff(A.indptr))
-        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, unit, S)[used])
-        # C_j - Σ_{q of t, start} (start + p)·unit·s >= 0 for each task t of job j
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, grid, S)[used])
+        # C_j - Σ_{q of t, start} (start + p)·s >= 0 for each task t of job j
         job = instance.task_job
-        A = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]) * unit], (np.r_[np.arange(nT), qt[vq]],
+        A = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]).astype(float)], (np.r_[np.arange(nT), qt[vq]],
                                                                     np.r_[nv + job, np.arange(nv)])),
                          shape=(nT, len(cols)))
         add_linear_rows(m, "completion", A, cols, np.zeros(nT), np.full(nT, np.inf))
         w = np.asarray(instance.weights, dtype=float)
         m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
         if lower_bound is not None:
-            m.bound_cut = pyo.Constraint(expr=LinearExpression(linear_coefs=w.tolist(),
-                                                               linear_vars=list(m.C.values())) >= float(lower_bound))
-        m.layout = MIPLayout("nonpreemptive", instance, unit, qt, qm, qp, vq, vs)
+            m.bound_cut = pyo.Constraint(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(
+                m.C.values())) >= (float(lower_bound) - grid.origin * float(w.sum())) / grid.unit)
+        m.layout = MIPLayout("nonpreemptive", instance, grid, qt, qm, qp, vq, vs)
     return m
 
 
@@ -239,16 +419,17 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
     usable machine); X[q, t] = 1 if it runs there in slot t, Σ_t X[q, t] = p·y[q]; per machine and
     slot the demands sum to at most m_i; D[j, t] = 1 if job j is complete by the end of slot t,
     allowed only if every task's processed share by then is 1, and nondecreasing in t;
-    C_j = unit·(1 + Σ_t (1 - D[j, t])) and D[j, last slot] = 1.
+    C_j = 1 + Σ_t (1 - D[j, t]) slots from the grid's origin, and D[j, last slot] = 1; minimise
+    Σ w_j C_j in slots (``model.layout.grid`` maps it back).
     """
-    unit = time_unit(instance)
-    qt, qm, qp, rel, end = _windows(instance, unit, upper_bound)
+    grid = time_grid(instance)
+    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
     job = instance.task_job
     nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
     S = int(end.max())
-    _check_grid(M, S, unit, S * unit)
+    _check_grid(M, S, grid)
     _check_size(int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()) + int(end.sum()),
-                "run slots of each task on each machine, and completion slots of each job", unit, S)
+                "run slots of each task on each machine, and completion slots of each job", grid, S)
     vq, vs = flat_ranges(rel[job[qt]], end[job[qt]] - 1)
     many = np.bincount(qt, minlength=nT)[qt] > 1
     yq = np.flatnonzero(many)
@@ -277,7 +458,7 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
         add_linear_rows(m, "processing", A, cols, rhs, rhs)
         A = sp.csr_array((instance.demand[qt[vq]], (qm[vq] * S + vs, np.arange(nX))), shape=(M * S, len(cols)))
         used = np.flatnonzero(np.diff(A.indptr))
-        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, unit, S)[used])
+        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, grid, S)[used])
         # D[j, t] <= Σ_{q of task} Σ_{t' <= t} X[q, t'] / p_q for each task of j and slot t
         d_index = np.full((nJ, S), -1)
         d_index[dj, ds] = np.arange(len(dj))
@@ -297,9 +478,9 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
         add_linear_rows(m, "stays_done", A, cols, np.full(len(k), -np.inf), np.zeros(len(k)))
         w = np.asarray(instance.weights, dtype=float)
         m.objective = pyo.Objective(expr=LinearExpression(
-            constant=float(unit * (w * (1 + end)).sum()), linear_coefs=(-unit * w[dj]).tolist(),
+            constant=float((w * (1 + end)).sum()), linear_coefs=(-w[dj]).tolist(),
             linear_vars=list(m.D.values())))
-        m.layout = MIPLayout("preemptive", instance, unit, qt, qm, qp, vq, vs)
+        m.layout = MIPLayout("preemptive", instance, grid, qt, qm, qp, vq, vs)
     return m
 
 
@@ -310,7 +491,7 @@ def packing_mip_schedule(model: pyo.ConcreteModel) -> Schedule:
     if lay.kind == "nonpreemptive":
         on = np.fromiter((v.value or 0.0 for v in model.s.values()), float) > 0.5
         q, s = lay.var_pair[on], lay.var_slot[on]
-        rows = list(zip(lay.pair_task[q], lay.pair_machine[q], s * lay.unit, (s + lay.pair_slots[q]) * lay.unit))
+        rows = list(zip(lay.pair_task[q], lay.pair_machine[q], lay.grid.times(s), lay.grid.times(s + lay.pair_slots[q])))
     else:
         on = np.fromiter((v.value or 0.0 for v in model.X.values()), float) > 0.5
         q, s = lay.var_pair[on], lay.var_slot[on]
@@ -319,8 +500,8 @@ def packing_mip_schedule(model: pyo.ConcreteModel) -> Schedule:
         brk = np.r_[True, (q[1:] != q[:-1]) | (s[1:] != s[:-1] + 1)]
         first = np.flatnonzero(brk)
         last = np.r_[first[1:], len(q)] - 1
-        rows = list(zip(lay.pair_task[q[first]], lay.pair_machine[q[first]], s[first] * lay.unit,
-                        (s[last] + 1) * lay.unit))
+        rows = list(zip(lay.pair_task[q[first]], lay.pair_machine[q[first]], lay.grid.times(s[first]),
+                        lay.grid.times(s[last] + 1)))
     return _schedule(model, rows)
 
 
@@ -347,8 +528,11 @@ def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     g = inst.job_offset[schedule.job] + schedule.task
     if sorted(g.tolist()) != list(range(inst.n_tasks)):
         return False
-    slot = np.rint(schedule.start / lay.unit)
-    if not np.allclose(slot * lay.unit, schedule.start, rtol=1e-12, atol=1e-9 * lay.unit):
+    unit = lay.grid.unit
+    since = schedule.start - lay.grid.origin
+    slot = np.rint(since / unit)
+    # a start far from 0 carries the round-off of its stamp, as the data do (GRID_ULPS)
+    if not np.all(np.abs(slot * unit - since) <= 1e-9 * unit + GRID_ULPS * np.spacing(np.abs(schedule.start))):
         return False
     index = {(int(t), int(i), int(s)): k for k, (t, i, s) in
              enumerate(zip(lay.pair_task[lay.var_pair].tolist(), lay.pair_machine[lay.var_pair].tolist(),
@@ -360,7 +544,7 @@ def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     on[chosen] = True
     for k, var in enumerate(model.s.values()):
         var.value = float(on[k])
-    ends = (slot + lay.pair_slots[lay.var_pair[chosen]]) * lay.unit
+    ends = slot + lay.pair_slots[lay.var_pair[chosen]]
     C = np.zeros(inst.n_jobs)
     np.maximum.at(C, inst.task_job[g], ends)
     for j, var in enumerate(model.C.values()):

@@ -168,6 +168,7 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
     bound (times off a small grid, too many slots, no time), LP2's optimum and LP3's when every
     task has one usable machine. (None, None) if none solved."""
     from schedrelax.models.packing_lagrangian import lagrangian_bound
+    from schedrelax.models.packing_mip import time_grid
     from schedrelax.models.packing_ti_lp import capacity_terms, ti_lp_program
     from schedrelax.models.synchpack_lp import (
         dedicated_machine,
@@ -190,7 +191,8 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
         if program is not None:
             res = solve_program(program, "highs", time_limit=time_limit).result
             if res.is_optimal:
-                return float(res.objective), "time-indexed MIP's LP relaxation (paper 003 §2)"
+                return (time_grid(instance).bound(float(res.objective), instance.weights),
+                        "time-indexed MIP's LP relaxation (paper 003 §2)")
     found: list[tuple[float, str]] = []
     if terms is not None and terms > LP_MAX_TERMS:
         t0 = time.perf_counter()

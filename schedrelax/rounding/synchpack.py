@@ -20,6 +20,8 @@ block completion times of Lemma 10) are returned by the ``*_round`` functions.
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import time
 from functools import partial
 from dataclasses import dataclass
@@ -572,6 +574,11 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
     schedule = keep_cheaper(instance, packing_mip_schedule(model) if res.status.has_solution else None, start)
+    # The model's times run from its grid's origin: its objective and bound in the instance's terms.
+    grid, w = model.layout.grid, instance.weights
+    res = dataclasses.replace(
+        res, objective=None if res.objective is None else grid.cost(res.objective, w),
+        best_bound=None if res.best_bound is None or not math.isfinite(res.best_bound) else grid.bound(res.best_bound, w))
     # Slotted preemption is a restriction of continuous-time preemption: no bound on OPT from it.
     bound, kind = (None, None) if preemptive else larger_bound(res, relaxation)
     outcome = exact_outcome(evaluate(instance, schedule).objective,

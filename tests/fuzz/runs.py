@@ -225,16 +225,17 @@ can run for minutes, past its time limit, where the hang guard cannot stop it (C
 
 def packing_slots(instance: PackingInstance) -> int | None:
     """Slots of the packing MIP's time grid (latest release or reservation end plus every task's
-    longest time, in units of the grid), None when the times are on no grid the MIP accepts."""
-    from schedrelax.models.packing_mip import time_unit
+    longest time, in slots from the earliest release), None when the times are on no grid the MIP
+    accepts."""
+    from schedrelax.models.packing_mip import time_grid
 
     try:
-        unit = time_unit(instance)
+        grid = time_grid(instance)
     except (ValueError, SchedrelaxError):  # off every grid: untyped before the fix, typed after
         return None
     longest = np.maximum.reduceat(instance.place_time, instance.place_offset[:-1])
-    top = max(float(np.max(instance.release)), float(np.max(instance.reserve_until, initial=0.0)))
-    return int(round((top + float(longest.sum())) / unit))
+    top = max(int(grid.release_slots.max()), int(grid.reserve_slots.max(initial=0)))
+    return top + round(float(longest.sum()) / grid.unit)
 
 
 def is_tiny(instance: Instance) -> bool:

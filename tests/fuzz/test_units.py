@@ -124,16 +124,24 @@ def test_optimal_needs_a_relative_gap_in_any_unit():
 
 
 def test_packing_mip_refuses_a_huge_time_grid_at_once():
-    # Before: one task of 0.005 released at 10^6 built a grid of 2·10^8 slots for minutes, past
-    # time_limit; now refused before the starts and the relaxation run.
+    # Before: one task of 0.005 released at 10^6 built a grid of 2·10^8 slots from time 0 for
+    # minutes, past time_limit. The grid starts at the earliest release now: that job is one slot,
+    # solved exactly (cost 10^6 + 0.005); a second job released at 0 makes the grid span 10^6 in
+    # slots of 0.005 (2·10^8 + 2 with the two tasks), refused before the starts and relaxation run.
     from schedrelax.errors import AlgorithmError
     from schedrelax.models.packing_mip import check_grid
 
     doc = {"family": "packing", "schema_version": 1, "capacities": [1.0], "jobs": [
         {"tasks": [{"demand": 0.5, "placement": [0], "processing_time": [0.005]}], "weight": 1.0, "release": 1e6}]}
-    with pytest.raises(AlgorithmError, match=r"200,000,001 slots of 0.005 .* more than the limit of 10,000,000"):
+    res = run("mip", from_dict(doc), time_limit=10)
+    assert res.status == "optimal" and res.info["variables"] == 2
+    assert res.objective == pytest.approx(1e6 + 0.005, rel=1e-15) and res.lower_bound <= res.objective
+    doc["jobs"].append({"tasks": [{"demand": 0.5, "placement": [0], "processing_time": [0.005]}], "weight": 1.0,
+                        "release": 0.0})
+    with pytest.raises(AlgorithmError, match=r"200,000,002 slots of 0.005 .* more than the limit of 10,000,000"):
         check_grid(from_dict(doc))
     with pytest.raises(AlgorithmError, match="time grid would have"):
         run("mip", from_dict(doc), time_limit=10)
-    doc["jobs"][0]["release"] = 1.0
-    check_grid(from_dict(doc))  # 201 slots: built as before
+    doc["jobs"][1]["release"] = 1e6 - 1.0
+    check_grid(from_dict(doc))  # releases 1 apart: 202 slots of 0.005 from the origin, built
+

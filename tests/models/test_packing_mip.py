@@ -2,6 +2,7 @@
 time unit, what each MIP is exact for, verified schedules, and MIP <= every algorithm of its class
 on random tiny instances."""
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 
@@ -31,8 +32,9 @@ def optimum(build, inst, **kw):
     assert res.is_optimal
     schedule = packing_mip_schedule(model)
     verify(inst, schedule)
-    assert evaluate(inst, schedule).objective == pytest.approx(res.objective, rel=REL)
-    return res.objective, schedule
+    cost = model.layout.grid.cost(res.objective, inst.weights)  # the model counts slots from its origin
+    assert evaluate(inst, schedule).objective == pytest.approx(cost, rel=REL)
+    return cost, schedule
 
 
 def test_time_unit():
@@ -42,17 +44,22 @@ def test_time_unit():
     assert time_unit(thirds) == pytest.approx(1 / 3)
     whole = PackingInstance([1.0], (job((1.0, [0], 4.0)), job((1.0, [0], 6.0))))
     assert time_unit(whole) == 2.0
-    odd = PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))
-    with pytest.raises(AlgorithmError, match=r"task 0's processing time on machine 0 is 1\.414213562373095"):
+    # A time alone is one slot of itself in any unit (issue 31); sqrt(2) beside 1 is on no grid.
+    assert time_unit(PackingInstance([1.0], (job((1.0, [0], 2 ** 0.5)),))) == pytest.approx(2 ** 0.5, rel=1e-15)
+    odd = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 2 ** 0.5))))
+    with pytest.raises(AlgorithmError, match=r"task 0's processing time on machine 0 is 1\.0, on no time grid .* longest processing time "
+                       r"\(task 1's processing time on machine 0, 1\.414213562373095"):
         time_unit(odd)
 
 
 def test_a_release_off_every_grid_is_refused_not_rounded():
-    # Issue 13: an online packing instance's releases are arbitrary floats. 0.7316 = 1829/2500 has
-    # no denominator <= 1000, so no grid fits it; rounding it to 0.731 (731/1000, the nearest such
-    # fraction) would let the job start before it is released. A clear error instead, naming it.
+    # Issue 13: an online packing instance's releases are arbitrary floats; rounding 0.7316 to 0.731
+    # would let the job start before it is released. Since issue 31 the grid is relative to the
+    # data (a bound on denominators in absolute units changed the verdict with the unit): 0.7316 =
+    # 1829/2500 is on the grid 1/2500, never rounded, and that grid (6,829 slots) is refused by size.
     inst = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.7316)))
-    with pytest.raises(AlgorithmError, match=r"job 1's release is 0\.7316, not a multiple of 1/q .* q <= 1000"):
+    assert time_unit(inst) == pytest.approx(0.0004, rel=1e-12)
+    with pytest.raises(AlgorithmError, match=r"6,829 slots of 0\.0004"):
         run("mip", inst)
     # A float within 1e-9 of a grid point is not on it either (it used to be taken as 1/2).
     near = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.5 + 1e-10)))
@@ -216,3 +223,77 @@ def test_cpsat_bound_without_the_time_indexed_lp_when_it_would_not_fit():
     assert direct.info["optimal"] and direct.info["schedule_cost"] == pytest.approx(1230.0)
     verify(inst, res.schedule)
     assert res.objective == pytest.approx(1230.0) and res.info["status"] == "optimal"
+
+
+# ------------------------------------------------- issue 31: the same grid in any unit, from any origin
+
+def _two_jobs(scale: float, offset: float) -> PackingInstance:
+    # One machine of capacity 1, demands 0.6 (never side by side): job 0 (p = 2, released 0,
+    # weight 1), job 1 (p = 1, released 0.5, weight 3), written with every time times *scale*
+    # and every release plus *offset*, as a user with another unit or clock would.
+    return PackingInstance([1.0], (job((0.6, [0], 2.0 * scale), release=0.0 * scale + offset),
+                                   job((0.6, [0], 1.0 * scale), weight=3.0, release=0.5 * scale + offset)))
+
+
+COPIES = [(1.0, 0.0), (1e-3, 0.0), (1.0, 1e6), (1e-3, 1e6), (1e3, 12345.678), (1e-6, 1.0)]
+
+
+@pytest.mark.parametrize("scale, offset", COPIES)
+def test_the_grid_is_the_same_in_any_unit_and_from_any_origin(scale, offset):
+    from schedrelax.models.packing_mip import time_grid
+
+    grid = time_grid(_two_jobs(scale, offset))
+    # slots of 0.5 (times scale) from the earliest release: before, 1e-3 was off every grid k/q
+    # with q <= 1000 and offset 1e6 made 10^9 slots from time 0
+    assert grid.origin == offset and grid.unit == pytest.approx(0.5 * scale, rel=1e-15)
+    assert grid.release_slots.tolist() == [0, 1] and grid.pair_slots.tolist() == [4, 2]
+    # only the round-off of the rewritten data is taken up: 4 ulps of a stamp, 4 of a duration
+    assert 0 <= grid.shift <= 4 * np.spacing(0.5 * scale + offset)
+    assert 0 <= grid.stretch <= 4 * np.finfo(float).eps
+
+
+@pytest.mark.parametrize("scale, offset", COPIES)
+def test_the_mip_gives_the_same_verdict_in_any_unit_and_from_any_origin(scale, offset):
+    # By hand at scale 1, offset 0: job 0 first ends at 2, job 1 at 3: 2 + 9 = 11; job 1 first
+    # (waiting for it from 0 to 0.5) runs [0.5, 1.5), job 0 [1.5, 3.5): 4.5 + 3.5 = 8, the
+    # optimum. A copy's optimum is c' = scale·c + offset·Σw = 8·scale + 4·offset. Preemptive
+    # (slots of 0.5): job 0 [0, 0.5), job 1 [0.5, 1.5), job 0 [1.5, 3): 4.5 + 3 = 7.5 (job 1 cannot
+    # end before 1.5, job 0 not before 3, the machine's work).
+    inst = _two_jobs(scale, offset)
+    res = run("mip", inst)
+    verify(inst, res.schedule)
+    assert res.status == "optimal" and res.info["optimal"] and res.guarantee == 1.0
+    assert res.info["warm_start"]  # FIFO's starts, a few ulps off the grid at 10^6, still start it
+    assert res.objective == pytest.approx(8.0 * scale + 4.0 * offset, rel=1e-12)
+    assert res.lower_bound <= res.objective and res.lower_bound == pytest.approx(res.objective, rel=1e-9)
+    pre = run("mip", inst, params={"preemptive": True})
+    verify(inst, pre.schedule)
+    assert pre.info["slotted_optimum"]
+    assert pre.objective == pytest.approx(7.5 * scale + 4.0 * offset, rel=1e-12)
+
+
+@pytest.mark.parametrize("scale, offset", [(1.0, 0.0), (1e-3, 0.0), (1e3, 0.0), (1.0, 1.0)])
+def test_a_time_truly_off_the_grid_is_refused_in_every_unit(scale, offset):
+    # 1e-10 after the grid point 0.5 is 10^5 times the round-off allowed there: not on the grid
+    # of 1/2 (nor on any of at most 10^7 slots in the longest time), in any unit: refused, in one
+    # line naming the release, not rounded.
+    inst = PackingInstance([1.0], (job((1.0, [0], 1.0 * scale), release=offset),
+                                   job((1.0, [0], 1.0 * scale), release=(0.5 + 1e-10) * scale + offset)))
+    with pytest.raises(AlgorithmError, match=r"job 1's release is .*, on no time grid the MIP can use") as exc:
+        run("mip", inst)
+    assert "\n" not in str(exc.value)
+
+
+def test_the_bound_gives_back_what_the_grid_moved():
+    # The model's bound B' (slots from the origin) is a bound on the instance only after taking
+    # off what putting times on the grid moved: (u·B' − shift·Σw) / (1 + stretch) + origin·Σw.
+    from fractions import Fraction
+
+    from schedrelax.models.packing_mip import TimeGrid
+
+    grid = TimeGrid(origin=10.0, exact_unit=Fraction(1, 2), release_slots=np.zeros(1, dtype=np.int64),
+                    reserve_slots=np.zeros(0, dtype=np.int64), pair_slots=np.ones(1, dtype=np.int64),
+                    shift=Fraction(1, 4), stretch=Fraction(1, 9), finest="")
+    # weights 1 and 3: (0.5·20 − 0.25·4) / (10/9) + 10·4 = 9·0.9 + 40 = 48.1
+    assert grid.bound(20.0, [1.0, 3.0]) <= 48.1 and grid.bound(20.0, [1.0, 3.0]) == pytest.approx(48.1, rel=1e-15)
+    assert grid.cost(20.0, [1.0, 3.0]) == 50.0  # 0.5·20 + 10·4
