@@ -1042,6 +1042,8 @@ def _values(cells, setting: str, metrics: Sequence[Metric]) -> tuple[np.ndarray,
     points = {m.point for m in metrics}
     ran = t if None in points else t[t["point"].isin(points)]
     all_seeds = sorted(set(ran["seed"])) if len(ran) else []
+    if not all_seeds:  # nothing of these points ran in this setting (e.g. a fit's re-run under --quick)
+        return np.empty((0, len(metrics))), 0
     frame = pd.concat(columns, axis=1) if columns else pd.DataFrame()
     frame = frame.reindex(all_seeds)
     finite = frame.apply(lambda col: np.isfinite(col.to_numpy(dtype=float)))
