@@ -1160,9 +1160,8 @@ def judge(joint: Joint, members: Sequence[RowResult]) -> Headline:
         return Headline(joint.id, joint.claim, paper, ours, verdict, ablation, evidence, ids)
 
     judged = [m for m in members if m.verdict not in ("fitted", "no-number")]
-    aside = [m.row.id for m in members if m not in judged]
-    note = f" ({', '.join(aside)}: {'fitted' if any(m.verdict == 'fitted' for m in members) else 'no number'}, not judged)" \
-        if aside and judged else ""
+    aside = [f"{m.row.id}: {'fitted' if m.verdict == 'fitted' else 'no number'}" for m in members if m not in judged]
+    note = f" ({', '.join(aside)}, not judged)" if aside and judged else ""
     if not judged:
         return done("fitted" if any(m.verdict == "fitted" for m in members) else "no-number", "",
                     "; ".join(m.evidence(1) for m in members if m.evidence(1)))

@@ -194,7 +194,8 @@ def _trace_rows() -> list[Row]:
                             Gain(metric("weighted_average", f"trace-{panel}", algorithm=b),
                                  metric("weighted_average", f"trace-{panel}", algorithm="SynchPack")),
                             Paper.range(lo, hi, f"within {lo:.0%}-{hi:.0%}"), percent=True,
-                            variations=tuple(v for v in _panel_variations(panel, (b,)) if not v.startswith("tetris"))))
+                            variations=tuple(v for v in _panel_variations(panel, (b,))
+                                             if v not in BASELINE_VARIATIONS["Tetris"])))
     return rows
 
 
