@@ -87,6 +87,24 @@ class AlgorithmSpec:
         """The implementing function (its module is imported here, not before)."""
         return self.target if callable(self.target) else _load(self.target)
 
+    def parameter_rows(self) -> list[tuple[str, str, str, str]]:
+        """(name, type, default, meaning) of each keyword parameter, as ``schedrelax list NAME``
+        prints them (read from the table: no implementation is imported)."""
+        return [(p.name, p.type, p.default, meaning(self, p.name)) for p in self.params]
+
+    def parameters(self) -> Any:
+        """The parameters as a pandas DataFrame indexed by name, with columns ``type``,
+        ``default`` and ``meaning`` (what ``-p KEY=VALUE`` and ``run(..., params=)`` take)::
+
+            >>> spec = next(s for s in sr.available("packing") if s.name == "synchpack2")
+            >>> spec.parameters().loc["lam", "default"]
+            'None'
+        """
+        import pandas as pd
+
+        rows = self.parameter_rows()
+        return pd.DataFrame(rows, columns=["parameter", "type", "default", "meaning"]).set_index("parameter")
+
 
 def _entry(name: str, family: str, target: str, summary: str, *, paper: str, uses_solver: bool = False,
            params: tuple[tuple[str, str, str], ...] = (), note: str = "") -> AlgorithmSpec:

@@ -503,8 +503,7 @@ def _describe(name: str) -> int:
             if not spec.params:
                 print("  no parameters of its own (besides --seed" + (", --solver" if spec.uses_solver else "") + ")")
                 continue
-            rows = [(p.name, p.type, p.default, algorithms.meaning(spec, p.name)) for p in spec.params]
-            _table(["parameter (-p KEY=VALUE)", "type", "default", "meaning"], rows)
+            _table(["parameter (-p KEY=VALUE)", "type", "default", "meaning"], spec.parameter_rows())
     from schedrelax.instances.generate import SETUPS
 
     if name in SETUPS:  # a setup may share its paper's algorithm's name (flowflex, spc ...): both shown

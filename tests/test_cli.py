@@ -452,6 +452,24 @@ def test_list_an_algorithm_shows_each_parameter_with_type_default_and_meaning(ca
     assert "no parameters of its own" in capsys.readouterr().out
 
 
+def test_an_algorithms_parameters_as_a_frame_are_the_rows_list_prints(capsys):
+    import inspect
+
+    from schedrelax import algorithms
+
+    spec = algorithms.get("synchpack2", "packing")
+    frame = spec.parameters()
+    assert list(frame.columns) == ["type", "default", "meaning"]
+    # the implementation's own signature, read independently of the table
+    signature = inspect.signature(spec.fn).parameters
+    assert set(frame.index) == {k for k, p in signature.items() if p.kind is p.KEYWORD_ONLY} - {"solver", "seed"}
+    assert frame.loc["tries", "default"] == repr(signature["tries"].default) == "4"
+    assert main(["list", "synchpack2"]) == 0
+    out = capsys.readouterr().out
+    for name, row in frame.iterrows():
+        assert any(line.split()[0] == name and row["meaning"] in line for line in out.splitlines())
+
+
 def test_every_algorithm_parameter_has_a_meaning():
     from schedrelax import algorithms
 
