@@ -383,8 +383,9 @@ def _malleable(inst: MalleableInstance, done: Committed, now: float) -> Remainin
         flows.append(Flow(sizes=left[lo + keep], max_processors=fl.max_processors[keep],
                           min_processors=fl.min_processors[keep], edges=edges, release=release, cost=cost))
         job_map.append(lo + keep)
-    sub = MalleableInstance(processors=inst.processors, flows=tuple(flows), objective=inst.objective,
-                            name=f"{inst.name} @ {now:g}")
+    with ck.derived_instances():  # a residue cut at *now* may be any fraction of its job
+        sub = MalleableInstance(processors=inst.processors, flows=tuple(flows), objective=inst.objective,
+                                name=f"{inst.name} @ {now:g}")
     return Remaining(sub, now, np.concatenate(job_map), None, origin)
 
 
@@ -500,12 +501,14 @@ class _PackingWork:
             pairs, which = pairs[pairs_keep], which[pairs_keep]
         share = 1.0 - frac
         place_offset = ck.offsets(np.bincount(which, minlength=len(task_map)))
-        sub = PackingInstance._from_validated(
-            inst.capacities, weights=inst.weights[job_map], release=np.maximum(0.0, shift_clock(inst.release[job_map], now, self.grid)) + 0.0,
-            job_offset=job_offset, demand=inst.demand[task_map], place_offset=place_offset,
-            place_machine=self.machine[pairs], place_time=self.time[pairs] * share[which],
-            reserve_machine=r_machine, reserve_demand=r_demand, reserve_until=r_until,
-            name=f"{inst.name} @ {now:g}")
+        with ck.derived_instances():  # a preempted task's rest may be any fraction of it
+            sub = PackingInstance._from_validated(
+                inst.capacities, weights=inst.weights[job_map],
+                release=np.maximum(0.0, shift_clock(inst.release[job_map], now, self.grid)) + 0.0,
+                job_offset=job_offset, demand=inst.demand[task_map], place_offset=place_offset,
+                place_machine=self.machine[pairs], place_time=self.time[pairs] * share[which],
+                reserve_machine=r_machine, reserve_demand=r_demand, reserve_until=r_until,
+                name=f"{inst.name} @ {now:g}")
         return Remaining(sub, now, job_map, task_map, now, self.grid)
 
 

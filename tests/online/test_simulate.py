@@ -293,3 +293,32 @@ def test_a_job_too_short_for_its_clock_is_refused_at_load():
     # shortest job is below 1e-9 of its horizon).
     with pytest.raises(InstanceError, match=r"the shortest job .* is 1e-12, below the resolution of its times"):
         MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([1e-12], [1], release=1e6)))
+
+
+def test_a_job_cut_at_an_epoch_leaves_a_residue_below_the_instances_resolution_and_it_is_run():
+    # P = 1. Flow 0: 1 work at 0. Flow 1: 1e4 work at 0.5, planned from the epoch e = 1 - 1e-7 (arrivals
+    # wait for the next epoch). FIFO by hand: flow 0 on [0, 1], flow 1 on [1, 1 + 1e4]. At the epoch e flow 0 is cut with 1e-7 of work left; the
+    # re-planned sub-instance's shortest job, 1e-7, is 1e-11 of its worst-case horizon (all work on
+    # one processor: 1e4 + 1e-7), below the 5e-10 a user's instance may have. It was refused there
+    # (found by the online FlowFlex reproduction at 40 flows: 5.8e-6 left of a job at t = 163);
+    # the residue is 1e-7 of the stamps around it, which double precision resolves, so it is run.
+    e = 1 - 1e-7
+    inst = MalleableInstance(processors=1, flows=(Flow([1.0], [1]), Flow([1e4], [1], release=0.5)))
+    res = algorithms.run("online:fifo", inst, params={"epoch": e, "bound": False})  # verifies
+    assert res.info["replans"] == 2  # at 0 and at e
+    assert res.objective == pytest.approx(1 + (1 + 1e4), rel=1e-12)
+    first = res.schedule.job == 0
+    assert float(np.max(res.schedule.end[first])) == pytest.approx(1.0, abs=1e-12)
+    assert float(np.min(res.schedule.start[first & (res.schedule.start > 0)])) == pytest.approx(e, abs=1e-12)
+
+
+@pytest.mark.parametrize("name", [n for n in FAMILY_ALGORITHMS["packing"] if n not in ("mip", "exhaustive")])
+def test_a_packing_task_cut_at_an_epoch_leaves_a_residue_below_the_resolution_and_it_is_run(name):
+    # The packing sibling of the case above: one machine of capacity 1, task A (length 1) at 0, task
+    # B (length 1e4) at 0.5, epoch e = 1 - 1e-7. A preemptive policy (psrs, psrs-paper, synchpack1,
+    # synchpack3, tetris) cut A at e, and the sub-instance's rest of A, 1e-7, was refused beside
+    # B's 1e4. By hand every policy runs A on [0, 1] and B on [1, 1 + 1e4]: cost 1 + 10001.
+    inst = PackingInstance(capacities=[1.0], jobs=(PackingJob(tasks=(PackingTask(1.0, [0], 1.0),)),
+                                                   PackingJob(tasks=(PackingTask(1.0, [0], 1e4),), release=0.5)))
+    res = algorithms.run(f"online:{name}", inst, params={"epoch": 1 - 1e-7, "bound": False})  # verifies
+    assert res.objective == pytest.approx(1 + (1 + 1e4), rel=1e-12)
