@@ -67,6 +67,20 @@ def offered_load(instance) -> float:
     return work / (capacity * horizon) if horizon > 0 else math.nan
 
 
+def arrival_load(instance) -> float:
+    """Σ work / (capacity × the release span): the rate at which work arrives over the rate the
+    cluster serves it, with no floor (nan when every job arrives at once).
+
+    :func:`offered_load` floors the span at the longest task's time, so it never exceeds what
+    the instance keeps busy over the time it must last; this one says how fast work comes while
+    it comes. They differ when the longest task outlasts the arrivals: a SynchPack stream of 200
+    jobs at generator load 2 arrives in 44 time units with an 88-unit task among them, offered
+    load 0.94 and arrival load 1.99 (the queue it builds is the second's)."""
+    work, capacity, release, _ = _work_capacity_release(instance)
+    span = float(release.max() - release.min()) if len(release) else 0.0
+    return work / (capacity * span) if span > 0 else math.nan
+
+
 @dataclass(frozen=True)
 class Contention:
     """What a converted trace offers: its offered load, the busiest machine's share of the work,

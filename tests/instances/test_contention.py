@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import math
 from pathlib import Path
 
 import numpy as np
@@ -9,7 +11,14 @@ import pytest
 
 from schedrelax.errors import InstanceError
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance, costs
-from schedrelax.instances.contention import contention, fold_machines, offered_load, scale_releases, with_load
+from schedrelax.instances.contention import (
+    arrival_load,
+    contention,
+    fold_machines,
+    offered_load,
+    scale_releases,
+    with_load,
+)
 from schedrelax.instances.malleable import Flow
 from schedrelax.instances.packing import PackingJob, PackingTask
 from schedrelax.instances.related import RelatedJob
@@ -32,6 +41,20 @@ def test_offered_load_by_hand():
     flows = (Flow(sizes=[10.0], max_processors=[4], release=0.0, cost=costs.completion()),
              Flow(sizes=[30.0], max_processors=[4], release=5.0, cost=costs.completion()))
     assert offered_load(MalleableInstance(4, flows, "minisum")) == pytest.approx(40.0 / (4 * 7.5))
+
+
+def test_arrival_load_by_hand_has_no_floor():
+    # the same three instances: work over capacity × the release span, even where a task outlasts it
+    rel = RelatedInstance(speeds=[1.0, 3.0], jobs=(RelatedJob(tasks=[2.0, 4.0], release=0.0),
+                                                   RelatedJob(tasks=[2.0], release=4.0)))
+    assert arrival_load(rel) == pytest.approx(8.0 / (4.0 * 4.0)) == offered_load(rel)
+    assert arrival_load(_pack()) == pytest.approx(1.75 / (2.5 * 2.0))
+    flows = (Flow(sizes=[10.0], max_processors=[4], release=0.0, cost=costs.completion()),
+             Flow(sizes=[30.0], max_processors=[4], release=5.0, cost=costs.completion()))
+    assert arrival_load(MalleableInstance(4, flows, "minisum")) == pytest.approx(40.0 / (4 * 5.0))
+    # all at once: no rate to speak of
+    at_once = MalleableInstance(4, tuple(dataclasses.replace(f, release=0.0) for f in flows), "minisum")
+    assert math.isnan(arrival_load(at_once))
 
 
 def test_fold_machines_keeps_the_shortest_time_on_each_machine_kept():
