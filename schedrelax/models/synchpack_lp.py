@@ -58,7 +58,7 @@ from pyomo.core.expr.numeric_expr import LinearExpression, MonomialTermExpressio
 from schedrelax._matrix import AT_LOWER, AT_UPPER, BASIC, MatrixProgram, ProgramBuilder, to_pyomo, vertex_statuses
 from schedrelax.instances import PackingInstance
 from schedrelax.instances._checks import flat_ranges, positions
-from schedrelax.schedules import time_slack
+from schedrelax.schedules import time_scale, time_slack
 
 FORMULATIONS = ("sparse", "plain")
 _TIME_TOL = 1e-9
@@ -717,6 +717,8 @@ class LP3Layout:
     weights: np.ndarray
     row_job: np.ndarray
     row_machine: np.ndarray
+    origin: float = 0.0
+    unit: float = 1.0
 
 
 def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
@@ -730,12 +732,34 @@ def build_lp3(instance: PackingInstance) -> pyo.ConcreteModel:
     δ[e] per pair e = (j < j') of jobs sharing a machine, δ_jj' = δ[e] and δ_j'j = 1 - δ[e], is
     (20d); pairs sharing no machine appear in no row and are left out. Raises ValueError if a task
     has more than one usable machine.
+
+    This is the paper's LP on the instance's clock; SynchPack-3 solves the normalized one of
+    :func:`lp3_program`.
     """
     return _model(lp3_program(instance))
 
 
-def lp3_program(instance: PackingInstance) -> MatrixProgram:
-    """LP3 as arrays (see :func:`lp1_program`); ValueError as :func:`build_lp3`."""
+def lp3_program(instance: PackingInstance, *, normalized: bool = False) -> MatrixProgram:
+    """LP3 as arrays (see :func:`lp1_program`); ValueError as :func:`build_lp3`.
+
+    ``normalized=True`` (what SynchPack-3 solves): time measured from the earliest release r_min
+    and counted in units of the shortest processing time (the layout's ``origin`` and ``unit``),
+    the objective Σ_j (w_j / max w) C_j in those terms; :func:`lp3_solution` maps the solution
+    back to the instance's clock, and the LP3 optimum must be read there, not from the solver's
+    objective value. (20b) then reads m_i (C_j - r_min) >= ...: no work is done before r_min, so
+    the LP is valid and, where a release is not 0, tighter than the paper's (whose releases are
+    all 0, where the two are one LP). Why:
+
+    * from 0, the volume rows of an instance whose releases are far from 0 are slack beside
+      (20c), the δ arbitrary and the job order with them: the same instance with every release
+      shifted got another schedule (43 of 840 shifted SynchPack-3 runs of the unit-invariance
+      fuzz);
+    * in the instance's unit the solver's absolute tolerances (1e-7, reduced costs included) are
+      small beside every time and weight: written in units of 1e-9 s, 13 of 4,225 runs got
+      another job order. The unit is the shortest time itself, not the nearest power of 2: with
+      that (an exact scaling, but the same LP only up to a factor below 1.42) HiGHS still ended
+      at another optimal vertex on some, and the order reads the vertex.
+    """
     placed = dedicated_placement(instance)
     if placed is None:
         raise ValueError("LP3 (paper 003 §5) needs every task to have exactly one usable machine "
@@ -751,8 +775,14 @@ def lp3_program(instance: PackingInstance) -> MatrixProgram:
     longest = np.zeros(len(uniq))
     np.maximum.at(longest, inv, pt)
     row_job, row_mach = uniq // M, uniq % M
-    lower = np.asarray(instance.release, dtype=float).copy()
-    np.maximum.at(lower, row_job, instance.release[row_job] + longest)
+    origin = float(np.min(instance.release)) if nJ and normalized else 0.0
+    shortest = time_scale(instance)
+    unit = shortest if normalized and 0 < shortest < np.inf else 1.0
+    release = (np.asarray(instance.release, dtype=float) - origin) / unit
+    longest = longest / unit
+    vol = vol / unit
+    lower = release.copy()
+    np.maximum.at(lower, row_job, release[row_job] + longest)
 
     # Ordered pairs (row of job j on machine i, other job j' on i): sort rows by machine.
     order = np.lexsort((row_job, row_mach))
@@ -778,9 +808,12 @@ def lp3_program(instance: PackingInstance) -> MatrixProgram:
     rhs = rv + np.bincount(a, weights=np.where(jo > j, rv[b], 0.0), minlength=len(rj))
     m.rows("machine_volume", A, rhs, np.full(len(rj), np.inf))
     w = np.asarray(instance.weights, dtype=float)
-    m.objective(np.arange(nJ), w)
+    # In units of the time unit and of the largest weight: HiGHS's absolute tolerances (1e-7 on
+    # reduced costs too) would take coefficients w·unit of 1e-8 for zeros and stop anywhere.
+    w_unit = float(w.max()) if normalized and nJ and w.max() > 0 else 1.0
+    m.objective(np.arange(nJ), w / w_unit)
     return m.finish(LP3Layout(pair_first=pair_key // nJ, pair_second=pair_key % nJ, weights=w, row_job=rj,
-                              row_machine=ri))
+                              row_machine=ri, origin=origin, unit=unit))
 
 
 @dataclass(frozen=True)
@@ -798,7 +831,7 @@ def lp3_solution(model) -> LP3Solution:
     """Read a solved :func:`build_lp3` model (or the solution of :func:`lp3_program`) back into
     numpy arrays."""
     lay, value = solved_values(model)
-    C = value("C")
+    C = value("C") * lay.unit + lay.origin
     return LP3Solution(completion=C, objective=float(lay.weights @ C), pair_first=lay.pair_first,
                        pair_second=lay.pair_second, delta=value("delta"))
 

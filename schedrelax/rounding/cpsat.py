@@ -174,6 +174,7 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
         dedicated_machine,
         lp2_program,
         lp3_program,
+        lp3_solution,
     )
     from schedrelax.rounding.exact import below
     from schedrelax.solvers import solve_program
@@ -206,9 +207,9 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
     if res.is_optimal:
         found.append((float(res.objective), "LP2 optimum (paper 003 §4)"))
     if dedicated_machine(instance) is not None:
-        res = solve_program(lp3_program(instance), "highs", time_limit=time_limit).result
-        if res.is_optimal:
-            found.append((float(res.objective), "LP3 optimum (paper 003 §5)"))
+        solved = solve_program(lp3_program(instance, normalized=True), "highs", time_limit=time_limit)
+        if solved.result.is_optimal:  # the solver's objective is in LP3's own units
+            found.append((lp3_solution(solved).objective, "LP3 optimum (paper 003 §5)"))
     if not found:
         return None, None
     return max(found)

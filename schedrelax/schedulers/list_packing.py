@@ -30,7 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from schedrelax.instances import PackingInstance
-from schedrelax.schedules import Schedule, time_slack
+from schedrelax.schedules import Schedule, time_scale, time_slack
 
 FIT_TOL = 1e-9
 """Relative slack when testing whether a demand fits the free capacity (float sums of demands)."""
@@ -943,9 +943,12 @@ def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tup
     placed on it so far relative to capacity, then to the lowest index — not to the lowest index
     alone, which piles every task of an idle cluster with identical machines onto machine 0.
 
-    A machine idle from the release on finishes the task at release + time; another one whose
-    lower bound release + time already exceeds the best finish found (placement order, the
-    explicit machines then the elsewhere ones by index) is not examined. The finish times on all
+    Two finish times tie when they are within :func:`~schedrelax.schedules.time_slack` of each
+    other: ``FIT_TOL`` of the instance's shortest processing time plus the stamps' round-off, the
+    same in any unit and from any origin (it was ``FIT_TOL`` of max(1, finish): a tenth of every
+    task at 1e-8 s, and 1e-3 s from t = 1e6). A machine idle from the release on finishes the
+    task at release + time; another one whose lower bound release + time already exceeds the
+    best finish found by more than that is not examined (it cannot tie). The finish times on all
     candidate machines are computed at once on padded profile arrays (:class:`_Profiles`), so a
     task with an elsewhere rule over thousands of machines costs vector operations, not a loop.
     """
@@ -965,6 +968,7 @@ def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tup
         profiles.add(i, [(0.0, u)], d)
         busy_until[i] = max(busy_until[i], u)
     tol = FIT_TOL * np.maximum(1.0, caps)
+    scale = time_scale(instance)
     load = np.zeros(M)
     machine = np.empty(nT, dtype=np.int64)
     ptime = np.empty(nT)
@@ -982,20 +986,15 @@ def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tup
         exact = busy_until[ms] <= r
         best = float(lower[exact].min()) if exact.any() else np.inf
         finish = lower.copy()
-        look = np.flatnonzero(~exact & (lower <= best * (1 + FIT_TOL)))
+        # One tie slack per task: a machine whose lower bound exceeds a finish found by more than
+        # it cannot tie with the best, so skipping it (here, or in any scan order) changes nothing.
+        tie = time_slack(scale, r + float(ps.max()), FIT_TOL)
+        look = np.flatnonzero(~exact & (lower <= best + tie))
         if len(look):
             finish[look] = profiles.finish(ms[look], r, ps[look], caps[ms[look]] - a + tol[ms[look]])
-        skipped = np.flatnonzero(~exact & (lower > best * (1 + FIT_TOL)))
-        finish[skipped] = np.inf
+        finish[~exact & (lower > best + tie)] = np.inf
         best = float(finish.min())
-        # The old one-by-one scan skipped a machine whose lower bound exceeded the best finish
-        # found *so far*; a machine examined here but skipped there can only matter if its
-        # finish is near a best below 1 (the tie test is absolute there): rescan in order then.
-        late = ~exact & np.isfinite(finish) & (lower > best * (1 + FIT_TOL))
-        if late.any() and best < 1.0:
-            finish = _scan_in_order(lower, exact, finish)
-            best = float(finish.min())
-        near = np.flatnonzero(finish <= best + FIT_TOL * max(1.0, best))
+        near = np.flatnonzero(finish <= best + tie)
         k = int(near[np.lexsort((ms[near], load[ms[near]]))[0]])
         i = int(ms[k])
         machine[t], ptime[t] = i, ps[k]
@@ -1003,18 +1002,6 @@ def earliest_finish_machines(instance: PackingInstance, rank: np.ndarray) -> tup
         busy_until[i] = max(busy_until[i], float(finish[k]))
         load[i] += a * ps[k] / caps[i]
     return machine, ptime
-
-
-def _scan_in_order(lower: np.ndarray, exact: np.ndarray, finish: np.ndarray) -> np.ndarray:
-    """The finish times a one-by-one scan in placement order keeps: a machine that is not idle
-    counts only if its lower bound is within the best finish found before it."""
-    out = np.where(exact, finish, np.inf)
-    best = float(out.min())
-    for k in np.flatnonzero(~exact).tolist():
-        if lower[k] <= best * (1 + FIT_TOL):
-            out[k] = finish[k]
-            best = min(best, float(finish[k]))
-    return out
 
 
 def packing_schedule(instance: PackingInstance, task: np.ndarray, machine: np.ndarray, start: np.ndarray,
