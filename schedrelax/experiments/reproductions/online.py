@@ -288,6 +288,10 @@ LOAD_SENTENCE = ("SynchPack §7.2: jobs \"arrive dynamically over time, accordin
 MAXIMA_SENTENCE = ("FlowFlex §4.2: \"10 flows, each consisting of 2 to 10 Gridmix jobs of random sizes\" (a Gridmix "
                    "job's map tasks can fill the 190 slots; its width is not stated): each job's maximum δ uniform "
                    "on {⌈q P⌉..P}, q from 0 to 0.9")
+GOOGLE_LOAD_SENTENCE = ("SynchPack §7.2: the Google trace's jobs \"arrive dynamically over time, according to the "
+                        "arrival time information in the data set\" (its load is not stated; the part's own machines "
+                        "run its first jobs at 0.007, where every policy ties): the first jobs folded onto fewer "
+                        "machines to offered load 2 or 4 (main 0.9)")
 SPC_LOAD_SENTENCE = ("S-PC §VI-B: \"when the system load is high (i.e., a large number of tasks to be processed by "
                      "each machine as m=50)\" (no number): offered load at m = 50 from 0.8 to 1.3")
 
@@ -333,6 +337,8 @@ EXPERIMENT = Experiment(
         Band("load", (0.7, 0.85, 1.2), "main", LOAD_SENTENCE,
              rows=tuple(f"sp-{p}-{w}-{b.lower()}" for p, d in PAPER_SP.items() for b in d for w in PACKING_WEIGHTS),
              seeds=3),
+        Band("google_load", (2.0, 4.0), "main", GOOGLE_LOAD_SENTENCE,
+             rows=tuple(f"sp-google-{p}-{b.lower()}" for p, d in PAPER_SP.items() for b in d), seeds=3),
         Band("spc_load", (0.8, 1.1, 1.3), "main", SPC_LOAD_SENTENCE, rows=("spc-m50-mars",), seeds=3),
         Band("gap_scale", (0.25, 1.0, 2.0), "main", GAP_SENTENCE,
              rows=tuple(f"ff-arrivals-{k}-{b}" for k, _ in FF_METRICS.values() for b in ("fair", "fifo")), seeds=3),
