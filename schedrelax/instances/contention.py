@@ -62,8 +62,14 @@ def offered_load(instance) -> float:
     """Σ work / (capacity × T), T the release span or, when that is shorter, the longest task's
     time (see the module docstring)."""
     work, capacity, release, longest = _work_capacity_release(instance)
-    span = float(release.max() - release.min()) if len(release) else 0.0
-    horizon = max(span, longest)
+    return _per_capacity_time(work, capacity, max(_span(release), longest))
+
+
+def _span(release) -> float:
+    return float(release.max() - release.min()) if len(release) else 0.0
+
+
+def _per_capacity_time(work: float, capacity: float, horizon: float) -> float:
     return work / (capacity * horizon) if horizon > 0 else math.nan
 
 
@@ -77,8 +83,7 @@ def arrival_load(instance) -> float:
     jobs at generator load 2 arrives in 44 time units with an 88-unit task among them, offered
     load 0.94 and arrival load 1.99 (the queue it builds is the second's)."""
     work, capacity, release, _ = _work_capacity_release(instance)
-    span = float(release.max() - release.min()) if len(release) else 0.0
-    return work / (capacity * span) if span > 0 else math.nan
+    return _per_capacity_time(work, capacity, _span(release))
 
 
 @dataclass(frozen=True)
