@@ -198,7 +198,40 @@ class CostFunction(abc.ABC):
             over[over] = self._evaluate(t[over]) > c[over]
             if over.any():
                 t[over] = self._largest_float_within(t[over], c[over])
+            # And the closed form can stop short: it inverts the float c exactly, while every t up
+            # to the next change of the float cost(t) also has cost(t) <= c. A lateness of deadline
+            # 1000 evaluates t = 2e-9 to c = -999.999999998 and inverts that to 1.99997885e-9,
+            # 1e-5 short of a completion whose cost is c (the minimax search then called its own
+            # schedule infeasible). Search up to the last float that keeps cost(t) <= c.
+            up = np.isfinite(t) & ~over
+            if up.any():
+                t[up] = self._latest_float_from(t[up], c[up])
         return float(t[0]) if budget.ndim == 0 else t.reshape(budget.shape)
+
+    def _latest_float_from(self, start: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The largest float ``t >= start`` with ``cost(t) <= c``, given ``cost(start) <= c`` and
+        ``start >= 0`` (``+inf`` if the cost never exceeds ``c``): steps of 1, 2, 4, ... floats
+        (bit patterns, ordered like the floats for t >= 0) until one is over, then bisection. One
+        evaluation where the closed form was already the last float (the usual case)."""
+        inf_bits = np.float64(np.inf).view(np.int64)
+        lo = start.astype(np.float64).view(np.int64).copy()
+        hi = np.full(lo.shape, inf_bits)
+        step = np.ones(lo.shape, dtype=np.int64)
+        active = np.ones(lo.shape, dtype=bool)
+        while active.any():
+            probe = lo[active] + np.minimum(step[active], inf_bits - lo[active])  # no int64 overflow
+            within = self._evaluate(probe.view(np.float64)) <= c[active]
+            idx = np.flatnonzero(active)
+            lo[idx[within]] = probe[within]
+            hi[idx[~within]] = probe[~within]
+            step[idx] *= 2
+            active[idx[~within | (probe == inf_bits)]] = False
+        while np.any(hi - lo > 1):
+            mid = lo + (hi - lo) // 2
+            within = self._evaluate(mid.view(np.float64)) <= c
+            lo = np.where(within, mid, lo)
+            hi = np.where(within, hi, mid)
+        return lo.view(np.float64)
 
     def _largest_float_within(self, above: np.ndarray, c: np.ndarray) -> np.ndarray:
         """The largest float ``t`` in ``[0, above)`` with ``cost(t) <= c``, given cost(0) <= c.

@@ -44,6 +44,7 @@ Readers: :func:`interval_lp_solution` (LP1 and LP2) and :func:`lp3_solution` ret
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import heapq
 import math
@@ -295,13 +296,25 @@ def build_lp1(instance: PackingInstance, *, eps: float = 1.0, unit: float | None
 
 
 def lp1_program(instance: PackingInstance, *, eps: float = 1.0, unit: float | None = None,
-                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> MatrixProgram:
+                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False,
+                normalized: bool = False) -> MatrixProgram:
     """LP1 as arrays (:class:`schedrelax._matrix.MatrixProgram`): the rows :func:`build_lp1`'s
     Pyomo model is made of, for solvers that take matrices (HiGHS without Pyomo in between).
     ``aggregate``: elsewhere machines pooled per machine class (:func:`interval_columns`: a lower
-    bound, the same optimum on symmetric classes); its pools have no machine to round to."""
+    bound, the same optimum on symmetric classes); its pools have no machine to round to.
+
+    ``normalized=True`` (what SynchPack-1 and -2 solve): the same LP with every time counted in
+    the grid's unit u (so d_l = (1+ε)^l) and every weight over the largest. Its rows are the
+    paper's divided by positive constants and its objective is the paper's divided by u·max w, so
+    the optimal solutions are the same; :func:`interval_lp_solution` reads the solution on the
+    instance's clock, and the optimum must be read there, not from the solver's objective value.
+    Why: HiGHS's tolerances are absolute (1e-7, reduced costs included), so in the instance's unit
+    an instance written in units of 1e-9 s (costs w·d_l of 1e-9) or of 1e6 s ended at another
+    optimal vertex, and SynchPack's schedule reads the vertex: 69 (SynchPack-1) and 22
+    (SynchPack-2) of 2,810 runs of the unit-invariance fuzz (seed 5) mapped back to another
+    objective. The origin of time stays at 0: the paper's grid is measured from it."""
     return _interval_program(instance, interval_grid(instance, eps, unit), "LP1", formulation, drop_dominated,
-                             aggregate)
+                             aggregate, normalized)
 
 
 def build_lp2(instance: PackingInstance, *, unit: float | None = None,
@@ -320,10 +333,11 @@ def build_lp2(instance: PackingInstance, *, unit: float | None = None,
 
 
 def lp2_program(instance: PackingInstance, *, unit: float | None = None,
-                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False) -> MatrixProgram:
-    """LP2 as arrays (see :func:`lp1_program`, also for ``aggregate``)."""
+                formulation: str = "sparse", drop_dominated: bool = True, aggregate: bool = False,
+                normalized: bool = False) -> MatrixProgram:
+    """LP2 as arrays (see :func:`lp1_program`, also for ``aggregate`` and ``normalized``)."""
     return _interval_program(instance, interval_grid(instance, 1.0, unit), "LP2", formulation, drop_dominated,
-                             aggregate)
+                             aggregate, normalized)
 
 
 def _model(program: MatrixProgram) -> pyo.ConcreteModel:
@@ -331,17 +345,41 @@ def _model(program: MatrixProgram) -> pyo.ConcreteModel:
         return to_pyomo(program)
 
 
+_QUANTUM = 2.0 ** -40
+"""The normalized interval LPs' resolution, in units of the shortest time (:func:`lp1_program`)."""
+
+
+def _quantum_floor(values):
+    """*values* rounded down to a multiple of :data:`_QUANTUM`."""
+    return np.floor(np.asarray(values, dtype=float) / _QUANTUM) * _QUANTUM
+
+
 def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, formulation: str,
-                      drop_dominated: bool, aggregate: bool = False) -> MatrixProgram:
+                      drop_dominated: bool, aggregate: bool = False, normalized: bool = False) -> MatrixProgram:
     if formulation not in FORMULATIONS:
         raise ValueError(f"formulation must be one of {', '.join(FORMULATIONS)}; got {formulation!r}")
+    real_grid, real_cols = grid, interval_columns(instance, aggregate)
+    w = np.asarray(instance.weights, dtype=float)
+    task_job = instance.task_job
+    if normalized:
+        # In the grid's unit: d_l = (1+ε)^l exactly, and every time and release a multiple of
+        # 2^-40 (of the shortest time), rounded down, so that the same instance in another unit
+        # gives the same numbers bit for bit (p·s / (u·s) and p / u differ in the last place, and
+        # one ulp sent HiGHS to another optimal vertex). Down keeps the LP a relaxation: shorter
+        # times and earlier releases only loosen (9c), (9d) and (13b). Weights over the largest.
+        tu = grid.unit
+        d_n = (1.0 + grid.eps) ** np.arange(grid.L + 1)
+        grid = IntervalGrid(d=d_n, left=np.r_[min(1.0, _quantum_floor(grid.left[0] / tu)), d_n[:-1]], eps=grid.eps,
+                            unit=1.0, horizon=grid.horizon / tu)
+        cols = dataclasses.replace(real_cols, time=_quantum_floor(real_cols.time / tu))
+        r_task = _quantum_floor(instance.release[task_job] / tu)
+        wu = float(w.max()) if len(w) and w.max() > 0 else 1.0
+    else:
+        cols, r_task, wu = real_cols, instance.release[task_job], 1.0
     d, L = grid.d, grid.L
-    cols = interval_columns(instance, aggregate)
     pairs = cols.pairs
     qt, qm, qp = cols.task, cols.machine, cols.time
     qa = instance.demand[qt]
-    task_job = instance.task_job
-    r_task = instance.release[task_job]
     rq = r_task[qt]
     # A sliver of the grid's unit (its shortest time), not of the horizon: the test must not
     # change with the unit or the origin of time.
@@ -363,14 +401,14 @@ def _interval_program(instance: PackingInstance, grid: IntervalGrid, lp: str, fo
     m = ProgramBuilder(f"SynchPack {lp} ({formulation})")
     m.var("z", len(zq), 0.0, np.where(zl < allowed[zq], 0.0, np.inf))
     builder = _sparse_rows if formulation == "sparse" else _plain_rows
-    x_job, x_l = builder(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first)
-    return m.finish(IntervalLayout(lp=lp, formulation=formulation, grid=grid, pairs=pairs, pair_task=qt,
-                                   pair_machine=qm, pair_time=qp, pair_class=cols.pool_class, z_pair=zq, z_l=zl,
-                                   x_job=x_job, x_l=x_l,
-                                   weights=np.asarray(instance.weights, dtype=float)))
+    x_job, x_l = builder(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first, w / wu)
+    # The layout is on the instance's clock: the reader maps the solution back through it.
+    return m.finish(IntervalLayout(lp=lp, formulation=formulation, grid=real_grid, pairs=pairs, pair_task=qt,
+                                   pair_machine=qm, pair_time=real_cols.time, pair_class=cols.pool_class, z_pair=zq,
+                                   z_l=zl, x_job=x_job, x_l=x_l, weights=w))
 
 
-def _sparse_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first):
+def _sparse_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first, w):
     """The running-sum formulation (see the module docstring); returns the X columns' (job, l)."""
     d, left, L = grid.d, grid.left, grid.L
     qt, qp = cols.task, cols.time
@@ -476,13 +514,12 @@ def _sparse_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, jo
     m.rows("job_done_by_task", A, np.zeros(n9f), np.full(n9f, np.inf))
 
     # Σ_j w_j C_j with C_j = left_L - Σ_{l<L} (left_{l+1} - left_l) X[j, l] (eq. 9g by parts).
-    w = np.asarray(instance.weights, dtype=float)
     coef = -w[X_j] * (left[X_l + 1] - left[X_l])
     m.objective(oX + np.arange(len(X_j)), coef, float(w.sum() * left[L]))
     return X_j, X_l
 
 
-def _plain_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first):
+def _plain_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job_first, w):
     """Eq. (9b)-(9h) row for row (cumulative sums written out); returns the x columns' (job, l)."""
     d, left, L = grid.d, grid.left, grid.L
     qt, qp = cols.task, cols.time
@@ -533,7 +570,6 @@ def _plain_rows(m, instance, grid, lp, cols, qa, r_task, zq, zl, task_first, job
     m.rows("completion", A, np.zeros(nJ), np.zeros(nJ))
     A = sp.csr_array((np.ones(len(x_j)), (x_j, ox + x_index)), shape=(nJ, n_cols))
     m.rows("job_completes", A, np.ones(nJ), np.ones(nJ))
-    w = np.asarray(instance.weights, dtype=float)
     m.objective(oC + np.arange(nJ), w)
     return x_j, x_l
 

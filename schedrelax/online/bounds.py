@@ -34,7 +34,7 @@ def online_lower_bound(instance: Instance, solver: str = "highs") -> tuple[float
         from schedrelax.models.synchpack_lp import interval_lp_solution, lp1_program
         from schedrelax.solvers import solve_program
 
-        solved = solve_program(lp1_program(instance), solver)
+        solved = solve_program(lp1_program(instance, normalized=True), solver)
         value = interval_lp_solution(solved).objective if solved.result.is_optimal else None
         what = "LP1 optimum (paper 003 §3.1) with releases"
     elif isinstance(instance, RelatedInstance):

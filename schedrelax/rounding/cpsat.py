@@ -172,6 +172,7 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
     from schedrelax.models.packing_ti_lp import capacity_terms, ti_lp_program
     from schedrelax.models.synchpack_lp import (
         dedicated_machine,
+        interval_lp_solution,
         lp2_program,
         lp3_program,
         lp3_solution,
@@ -203,9 +204,9 @@ def _packing_lp_bound(instance: PackingInstance, upper_bound: float,
         found.append((below(lagr.bound), kind))
         if time_limit is not None:
             time_limit = max(0.05, time_limit - (time.perf_counter() - t0))
-    res = solve_program(lp2_program(instance), "highs", time_limit=time_limit).result
-    if res.is_optimal:
-        found.append((float(res.objective), "LP2 optimum (paper 003 §4)"))
+    solved = solve_program(lp2_program(instance, normalized=True), "highs", time_limit=time_limit)
+    if solved.result.is_optimal:  # read on the instance's clock, as LP3 below
+        found.append((interval_lp_solution(solved).objective, "LP2 optimum (paper 003 §4)"))
     if dedicated_machine(instance) is not None:
         solved = solve_program(lp3_program(instance, normalized=True), "highs", time_limit=time_limit)
         if solved.result.is_optimal:  # the solver's objective is in LP3's own units

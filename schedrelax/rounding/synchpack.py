@@ -256,7 +256,7 @@ def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     stand; when it fails the written-out LP is solved instead (``info["lp_form"]`` says which).
     The pooled LP may reach another optimal vertex than the written-out one, hence possibly
     another schedule of the same guarantee."""
-    res, sol, built, how = _interval_lp(instance, partial(lp1_program, instance, eps=eps), solver, time_limit,
+    res, sol, built, how = _interval_lp(instance, partial(lp1_program, instance, eps=eps, normalized=True), solver, time_limit,
                                         aggregate)
     t2 = time.perf_counter()
     choice = _stretch_choice(lam, seed)
@@ -376,7 +376,7 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
 
     ``aggregate``: as in :func:`synchpack1`, for LP2.
     """
-    res, sol, built, how = _interval_lp(instance, partial(lp2_program, instance), solver, time_limit, aggregate)
+    res, sol, built, how = _interval_lp(instance, partial(lp2_program, instance, normalized=True), solver, time_limit, aggregate)
     t2 = time.perf_counter()
     _check_mode(slow_motion)
     choice = _stretch_choice(lam, seed)

@@ -211,6 +211,24 @@ def test_inverse_is_the_latest_time(cost, c):
         assert cost(t + 1e-6 * max(1.0, t)) > c
 
 
+@given(cost_functions(positive=True), st.floats(0.0, 1e4))
+def test_inverse_of_a_cost_reaches_its_time_and_the_next_float_is_over(cost, t):
+    # The latest in floating point: no completion whose cost evaluates to c lies after inverse(c).
+    c = cost(t)
+    d = cost.inverse(c)
+    assert d >= t
+    if math.isfinite(d):
+        assert cost(d) <= c < cost(np.nextafter(d, math.inf))
+
+
+def test_inverse_of_a_tiny_time_beside_a_far_deadline():
+    # lateness(1000): cost(2e-9) = -999.999999998, which the closed form 1000 + c inverts to
+    # 1.99997885e-9, 1e-5 short of 2e-9 (the minimax search then failed its own schedule).
+    f = lateness(1000.0, 1.0)
+    d = f.inverse(f(2e-9))
+    assert d >= 2e-9 and f(d) == f(2e-9) < f(np.nextafter(d, math.inf))
+
+
 @given(cost_functions(), st.lists(st.floats(-10.0, 1000.0), min_size=1, max_size=6))
 def test_inverse_vectorised_equals_scalar(cost, cs):
     vector = cost.inverse(np.array(cs))

@@ -198,6 +198,24 @@ def test_formulations_agree(inst):
             check_rows(inst, a, "LP1" if build is build_lp1 else "LP2")
 
 
+@SETTINGS
+@given(packing_instances(max_machines=3, max_jobs=4, max_tasks=3, releases=True))
+def test_normalized_lps_have_the_written_optimum(inst):
+    # lp1_program(normalized=True): the rows over positive constants, times rounded down to 2^-40
+    # of the shortest; read back on the instance's clock, the same optimum (and a feasible point
+    # of the written rows), in both formulations.
+    from schedrelax.models.synchpack_lp import lp1_program, lp2_program
+    from schedrelax.solvers import solve_program
+
+    for program, lp in ((lp1_program, "LP1"), (lp2_program, "LP2")):
+        for formulation in ("sparse", "plain"):
+            written = interval_lp_solution(solve_program(program(inst, formulation=formulation)))
+            normal = interval_lp_solution(solve_program(program(inst, formulation=formulation, normalized=True)))
+            assert normal.objective == pytest.approx(written.objective, rel=REL, abs=REL), (lp, formulation)
+            assert np.array_equal(normal.grid.d, written.grid.d)
+            check_rows(inst, normal, lp)
+
+
 def test_unknown_formulation():
     inst = PackingInstance([1.0], (job((1.0, [0], 1.0)),))
     with pytest.raises(ValueError, match="formulation"):

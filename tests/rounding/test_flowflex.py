@@ -363,3 +363,14 @@ def test_theorem_6_test_fires_at_every_scale(scale):
     # a chain due at -inf fails the test, one due at +inf never does
     plan = greedy_deadline(flow_chains(inst), np.array([-np.inf, np.inf, scale]))
     assert plan.infeasible.tolist() == [0]
+
+
+def test_minimax_of_nanosecond_jobs_with_a_lateness_deadline_at_1000():
+    # Found by the test above (HiGHS 1.13 venv): two jobs of 1e-9 on one processor, lateness with
+    # deadline 1000. The deadline of M = cost(2e-9) came back 1e-5 short of 2e-9 (the float cost
+    # inverted exactly, not to its last float), so Algorithm 1 failed the schedule that defines M.
+    # By hand: the jobs run one after the other, the flow completes at 2e-9, cost 2e-9 - 1000.
+    inst = MalleableInstance(1, (Flow([1e-9, 1e-9], [1, 1], cost=costs.lateness(1000.0, 1.0)),))
+    r = algorithms.run("flowflex-minimax", inst)
+    assert r.objective == 2e-9 - 1000.0
+    assert r.lower_bound <= r.objective

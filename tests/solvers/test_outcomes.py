@@ -139,3 +139,24 @@ def test_feasible_result_is_not_optimal():
     assert not result.is_optimal
     with pytest.raises(NoOptimalSolutionError, match="incumbent 10; best bound 12"):
         result.require_optimal()
+
+
+def test_presolve_infeasible_on_a_feasible_lp_is_checked_without_presolve():
+    # SynchPack's LP1 (feasible: any schedule is a solution) on two tasks of lengths 1e-7 and 1e4,
+    # an online sub-instance's residue beside a long task. Its column bounds reach 1e-11, and
+    # HiGHS 1.13's presolve called it infeasible (CI, 2026-11-28); HiGHS 1.16's presolve solves it.
+    # The answer must be the optimum, equal to a second solver's on the Pyomo model of the same rows.
+    from schedrelax.instances import PackingInstance, PackingJob, PackingTask
+    from schedrelax.instances._checks import derived_instances
+    from schedrelax.models.synchpack_lp import build_lp1, lp1_program
+    from schedrelax.solvers import solve_program
+
+    with derived_instances():  # 1e-7 beside 1e4 is below the loader's resolution for a user's file
+        inst = PackingInstance(capacities=[1.0], jobs=(PackingJob(tasks=(PackingTask(1.0, [0], 1e-7),)),
+                                                       PackingJob(tasks=(PackingTask(1.0, [0], 1e4),))))
+    highs = solve_program(lp1_program(inst), "highs").result
+    assert highs.is_optimal, highs.message
+    require_backend("cvxpy:CLARABEL")
+    other = solve(build_lp1(inst), "cvxpy:CLARABEL")
+    assert other.is_optimal
+    assert highs.objective == pytest.approx(other.objective, rel=1e-6)
