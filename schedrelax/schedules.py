@@ -356,6 +356,27 @@ def time_tolerance(scale: float, *stamps, rel: float = TOL) -> np.ndarray:
     return rel * scale + ULPS * np.spacing(np.where(np.isfinite(mag), mag, 0.0))
 
 
+def tie_order(times, scale: float, rel: float = 1e-9) -> np.ndarray:
+    """The indices of *times* in non-decreasing order, where a time within
+    :func:`time_tolerance` (*rel* of the instance's time *scale*, plus the stamps' round-off) of
+    the one before it ties with it, and ties go by index. Times that are equal in exact arithmetic
+    come back through a change of unit or origin an ulp apart, in either order; a rule that reads
+    their order (a list schedule's priority) must not see that."""
+    return np.lexsort((np.arange(len(times)), tie_classes(times, scale, rel)))
+
+
+def tie_classes(times, scale: float, rel: float = 1e-9) -> np.ndarray:
+    """Each time's class among *times*: 0 for the earliest, one more at each step beyond
+    :func:`time_tolerance` from the time before it (see :func:`tie_order`); sort keys made of
+    times go through it before a lexsort."""
+    t = np.asarray(times, dtype=float)
+    order = np.argsort(t, kind="stable")
+    tol = time_tolerance(scale, t[order], rel=rel)
+    tie_class = np.empty(len(t), dtype=np.int64)
+    tie_class[order] = np.concatenate(([0], np.cumsum(np.diff(t[order]) > tol[1:]))) if len(t) else []
+    return tie_class
+
+
 def time_slack(scale: float, t: float, rel: float = 1e-9) -> float:
     """:func:`time_tolerance` for one time stamp *t*, as a Python float (for schedulers' event
     loops): *rel* of the instance's time *scale* plus :data:`ULPS` ulps of *t*. Two event times

@@ -1258,3 +1258,15 @@ def test_a_schema_version_other_than_the_integer_1_is_a_schedule_error(version):
     with pytest.raises(ScheduleError, match=re.escape(
             f"schedule: unsupported schema_version {version!r}; this schedrelax reads schedule files of version 1")):
         Schedule.from_dict(_doc(schema_version=version))
+
+
+def test_tie_order_ties_times_an_ulp_apart_and_orders_by_index():
+    from schedrelax.schedules import tie_classes, tie_order
+
+    t = 1e6 + np.array([3.0, 1.0, 1.0 + 2 * np.spacing(1e6), 2.0])  # 1 and 2: equal up to round-off
+    assert tie_order(t, scale=1.0).tolist() == [1, 2, 3, 0]
+    assert tie_order(t[[0, 2, 1, 3]], scale=1.0).tolist() == [1, 2, 3, 0]  # by index, not by the ulp
+    assert tie_classes(t, scale=1.0).tolist() == [2, 0, 0, 1]
+    # A real difference (1e-6 of the unit) is not a tie.
+    assert tie_order(np.array([1.0 + 1e-6, 1.0]), scale=1.0).tolist() == [1, 0]
+    assert tie_order(np.array([]), scale=1.0).tolist() == []

@@ -224,9 +224,19 @@ class FlowLayout:
 
 def flowflex_program(instance: MalleableInstance, *, intervals: str = "geometric", epsilon: float | None = None,
                      unit: float = 1.0, merge: bool = True, chains: Chains | None = None,
-                     network: FlowNetwork | None = None) -> MatrixProgram:
+                     network: FlowNetwork | None = None, normalized: bool = False) -> MatrixProgram:
     """The flow LP of :func:`build_flowflex_lp` as arrays (:class:`schedrelax._matrix.MatrixProgram`,
-    columns x, z, y; rows supply, balance), for solvers that take matrices directly."""
+    columns x, z, y; rows supply, balance), for solvers that take matrices directly.
+
+    ``normalized=True`` (what FlowFlex solves): each chain's arc costs less the cheapest of them,
+    over the largest cost left. Each chain routes exactly one unit (its supply row), so this
+    subtracts a constant from the objective and divides it by a positive one: the same optimal
+    flows, and :func:`flowflex_lp_solution` reads the cost on the instance's scale from the flow.
+    Why: HiGHS's tolerances are absolute (1e-7 on reduced costs), so costs of 1e-9 (an instance
+    written in nanoseconds), or cost differences that sit beside a cost of 10^6 (completion times
+    at t = 10^6), were taken for zero and the solver stopped at a flow that is not optimal: its
+    "LP optimum" came out above a verified schedule's cost at scale 1e-9 (the unit-invariance
+    fuzz, seed 12)."""
     net = network if network is not None else flow_network(
         instance, intervals=intervals, epsilon=epsilon, unit=unit, merge=merge, chains=chains)
     A, R, J = net.n_arcs, net.n_intervals, net.n_chains
@@ -247,7 +257,14 @@ def flowflex_program(instance: MalleableInstance, *, intervals: str = "geometric
     cols = np.concatenate([ox + arcs, oy + ell[:-1], oy + ell[:-1], oz + ell])
     vals = np.concatenate([share, np.ones(R - 1), -np.ones(R - 1), -np.ones(R)])
     b.rows("balance", sp.csr_array((vals, (rows, cols)), shape=(R, n)), 0.0, 0.0)
-    b.objective(ox + arcs, net.arc_cost * net.volume[net.arc_chain])
+    cost = net.arc_cost * net.volume[net.arc_chain]
+    if normalized and A:
+        cheapest = np.full(J, np.inf)
+        np.minimum.at(cheapest, net.arc_chain, cost)
+        cost = cost - cheapest[net.arc_chain]
+        top = float(cost.max())
+        cost = cost / top if top > 0 else cost
+    b.objective(ox + arcs, cost)
     return b.finish(FlowLayout(net, unit_of_flow))
 
 

@@ -93,7 +93,7 @@ from schedrelax.schedulers.malleable_packing import (
     whole_processor_pieces,
 )
 from schedrelax.schedulers.rap import RAPSolution, rap_dp, rap_fox, rap_minimax
-from schedrelax.schedules import POOLED, Schedule, evaluate
+from schedrelax.schedules import POOLED, Schedule, evaluate, tie_order, time_scale
 from schedrelax.solvers import solve
 
 __all__ = [
@@ -235,7 +235,8 @@ def rap_order(problem: FlexProblem) -> tuple[np.ndarray, RAPSolution]:
             filled = rap_fox(finish, sol.slots, upper, P).slots
             sol = RAPSolution(filled, sol.value, sol.objective, "dp+fill")
     completion = finish(np.arange(problem.n_flows), sol.slots)
-    return np.lexsort((np.arange(problem.n_flows), completion)), sol
+    # Completions an ulp apart in one unit may be equal in another: they tie, by index.
+    return tie_order(completion, time_scale(problem.instance)), sol
 
 
 def _step_thresholds(cost, work: float, start: float) -> np.ndarray | None:

@@ -56,6 +56,7 @@ from schedrelax.schedulers.greedy_deadline import (
     with_relative_slack,
 )
 from schedrelax.schedulers.mcnaughton import mcnaughton
+from schedrelax.schedules import tie_classes, time_scale
 from schedrelax.solvers import solve_program
 from schedrelax.solvers.registry import highs_method
 
@@ -206,7 +207,7 @@ def solve_flow_lp(instance: MalleableInstance, chains: Chains, *, intervals: str
         timings["solve"] = time.perf_counter() - t0
         return solution, timings
     t0 = time.perf_counter()
-    program = flowflex_program(instance, network=net)
+    program = flowflex_program(instance, network=net, normalized=True)
     timings["build"] = time.perf_counter() - t0
     # The LP's arrays go to HiGHS as they are; another solver gets the Pyomo model of
     # build_flowflex_lp (the same rows: tests/test_matrix.py).
@@ -766,7 +767,9 @@ def _knapsack_result(name: str, instance: MalleableInstance, *, universal: bool,
     kd = knapsack_deadlines(instance, chains, rho=rho, universal=universal, knapsack=knapsack, epsilon=epsilon)
     timings["deadlines"] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    plan = greedy_deadline(chains, kd.deadline, tiebreak=np.lexsort(kd.tiebreak[::-1]).argsort())
+    # The tie keys are times: equal in one unit, an ulp apart in another, they still tie.
+    keys = [tie_classes(key, time_scale(instance)) for key in kd.tiebreak]
+    plan = greedy_deadline(chains, kd.deadline, tiebreak=np.lexsort(keys[::-1]).argsort())
     timings["schedule"] = time.perf_counter() - t0
     speed = _knapsack_speed(rho)
     exact = universal or knapsack == "exact" or (knapsack == "auto" and chains.n_chains <= _EXACT_ITEMS)

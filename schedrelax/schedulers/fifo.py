@@ -17,7 +17,7 @@ from schedrelax.result import Result
 from schedrelax.instances import MalleableInstance, PackingInstance, RelatedInstance
 from schedrelax.instances._checks import offsets
 from schedrelax.schedulers.list_packing import MaxTree
-from schedrelax.schedules import POOLED, Schedule, stamp_round_off
+from schedrelax.schedules import POOLED, Schedule, stamp_round_off, time_scale, time_slack
 
 _FINISHED = 1e-9
 """Remaining work below this fraction of a job's size counts as done (floating-point dust)."""
@@ -267,23 +267,36 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
         return any(free[m] >= d - tol[m] for m in cand_l[g])
 
     dirty: set[int] = set()
+    scale = time_scale(instance)
     while True:
         events += 1
-        while running and running[0][0] <= now:
-            _, m, g = heapq.heappop(running)
+        # Events within the schedulers' slack of each other are one decision time, at the latest of
+        # them (nothing then starts before a completion or a release it waits for): a release at
+        # 1.4 and a completion at 1 + 0.3 + 0.1 = 1.4000000000000001 are the same instant, as they
+        # are in another unit (where the order of the two came out the other way and FIFO put a
+        # task on another machine: the unit-invariance fuzz).
+        within = now + time_slack(scale, now)
+        while running and running[0][0] <= within:
+            end, m, g = heapq.heappop(running)
+            now = max(now, end)
             busy[m] -= 1
             free[m] = cap_l[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
             room.set(m, free[m])
             dirty.add(m)
-        if gone < len(res_by_end) and res_by_end[gone][0] <= now:
+        k = released
+        while k < len(job_order) and release[job_order[k]] <= within:
+            now = max(now, float(release[job_order[k]]))
+            k += 1
+        if gone < len(res_by_end) and res_by_end[gone][0] <= within:
             ending = set()
-            while gone < len(res_by_end) and res_by_end[gone][0] <= now:
+            while gone < len(res_by_end) and res_by_end[gone][0] <= within:
                 ending.add(res_by_end[gone][1])
+                now = max(now, res_by_end[gone][0])
                 gone += 1
             for m in sorted(ending):
                 held = 0.0
                 for u, a in res_on[m]:
-                    if u > now:
+                    if u > within:
                         held += a
                 if held != taken[m]:
                     free[m] += taken[m] - held
@@ -298,7 +311,7 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
         # shrinks during this scan too, so a machine's next candidate, looked up after each
         # visit, is a superset of what will pass.
         heap: list[tuple[int, int, int]] = []
-        while released < len(job_order) and release[job_order[released]] <= now:
+        while released < len(job_order) and release[job_order[released]] <= within:
             j = job_order[released]
             for g in range(job_offset[j], job_offset[j + 1]):
                 for m, k in slots[g]:

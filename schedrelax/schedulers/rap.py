@@ -76,10 +76,32 @@ def rap_value(F: SlotCost, slots: np.ndarray, objective: str = "minisum") -> flo
     return float(values.sum() if objective == "minisum" else values.max())
 
 
-def _greedy(marginal: SlotCost, lo: np.ndarray, hi: np.ndarray, capacity: int, stop_at_zero: bool) -> np.ndarray:
+TIE_ULPS = 16
+"""Marginals within this many units in the last place of the largest |F| evaluated tie (see
+:func:`_greedy`): a marginal is a difference of two values of F, so two that are equal in exact
+arithmetic differ by a few ulps of F's magnitude, more in one unit or origin of time than in
+another."""
+
+
+def _tie(F: SlotCost, lo: np.ndarray, hi: np.ndarray) -> float:
+    """The tie width for the greedy on *F*: :data:`TIE_ULPS` ulps of the largest |F_j| at the
+    ends of the jobs' ranges (F is monotone in s for FLEX's penalties)."""
+    j = np.arange(len(lo))
+    values = np.abs(F(np.r_[j, j], np.r_[lo, hi]))
+    finite = values[np.isfinite(values)]
+    return float(TIE_ULPS * np.spacing(finite.max())) if len(finite) else 0.0
+
+
+def _greedy(marginal: SlotCost, lo: np.ndarray, hi: np.ndarray, capacity: int, stop_at_zero: bool,
+            tie: float = 0.0) -> np.ndarray:
     """Marginal analysis: give one slot at a time to the job with the smallest marginal (ties to
     the lower index); stop when the capacity is spent, every job is at its upper bound, or (if
     ``stop_at_zero``) no marginal is negative.
+
+    Marginals within *tie* of the smallest tie: the lowest index among them takes the slot. Two
+    marginals equal in exact arithmetic (two flows of one weight taking their first slot) come out
+    of the floating point a few ulps apart, in an order that changes with the unit and the origin
+    of time (flex-rap gave another order at 1e-8 s and at t = 1000: the unit-invariance fuzz).
 
     Marginals are evaluated ahead in blocks per job (one vectorised call for the first block of
     every job, a block twice as long at each refill), so the loop is heap operations on floats.
@@ -106,14 +128,27 @@ def _greedy(marginal: SlotCost, lo: np.ndarray, hi: np.ndarray, capacity: int, s
         value, j = heap[0]
         if stop_at_zero and value >= 0:
             break
+        taken = False  # True when j's entry is already off the heap
+        if tie > 0 and len(heap) > 1 and min(heap[1:3])[0] <= value + tie:  # heap[1:3]: the next smallest
+            group = [heapq.heappop(heap)]
+            while heap and heap[0][0] <= value + tie and not (stop_at_zero and heap[0][0] >= 0):
+                group.append(heapq.heappop(heap))
+            chosen = min(group, key=lambda entry: entry[1])
+            for entry in group:
+                if entry is not chosen:
+                    heapq.heappush(heap, entry)
+            j, taken = chosen[1], True
         s[j] += 1
         left -= 1
         if s[j] < hi[j]:
             if not ahead[j]:
                 size[j] = k = min(2 * size[j], int(hi[j] - s[j]))
                 ahead[j] = marginal(np.full(k, j), s[j] + np.arange(k)).tolist()[::-1]
-            heapq.heapreplace(heap, (ahead[j].pop(), j))
-        else:
+            if taken:
+                heapq.heappush(heap, (ahead[j].pop(), j))
+            else:
+                heapq.heapreplace(heap, (ahead[j].pop(), j))
+        elif not taken:
             heapq.heappop(heap)
     return s
 
@@ -135,7 +170,7 @@ def rap_fox(F: SlotCost, lower: Sequence[int], upper: Sequence[int], capacity: i
         both = F(np.r_[j, j], np.r_[s + 1, s])
         return both[:len(j)] - both[len(j):]
 
-    s = _greedy(marginal, lo, hi, S, stop_at_zero=True)
+    s = _greedy(marginal, lo, hi, S, stop_at_zero=True, tie=_tie(F, lo, hi))
     return RAPSolution(s, rap_value(F, s), "minisum", "fox")
 
 
@@ -151,7 +186,7 @@ def rap_minimax(F: SlotCost, lower: Sequence[int], upper: Sequence[int], capacit
     def marginal(j: np.ndarray, s: np.ndarray) -> np.ndarray:
         return -F(j, s)
 
-    s = _greedy(marginal, lo, hi, S, stop_at_zero=False)
+    s = _greedy(marginal, lo, hi, S, stop_at_zero=False, tie=_tie(F, lo, hi))
     return RAPSolution(s, rap_value(F, s, "minimax"), "minimax", "fox-minimax")
 
 

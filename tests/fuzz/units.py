@@ -41,10 +41,11 @@ FAMILIES = ("packing", "related", "malleable", "mapreduce")
 ORIGIN_ANCHORED = {
     "packing": frozenset({"synchpack1", "synchpack2"}),
     "related": frozenset({"spc", "mars", "map-only", "identical-machine"}),
-    "malleable": frozenset({"flowflex-knapsack", "flowflex-universal"}),
+    "malleable": frozenset({"flowflex", "flowflex-knapsack", "flowflex-universal"}),
 }
 """Algorithms whose schedule depends on where time 0 is, by their paper's construction: paper
-003's interval grid d_l = u(1+ε)^l and paper 000's geometric deadlines are measured from time 0,
+003's interval grid d_l = u(1+ε)^l and paper 000's geometric grid g_ℓ = g_0(1+ε)^ℓ (FlowFlex's
+flow LP) and geometric deadlines a_i = ℓρ^i (Algorithms 2-3) are measured from time 0,
 and paper 004's LP-Schedule orders jobs by an LP whose parallel inequalities are too. Shifting
 every release by an offset changes their schedule (measured: the objective maps back differently,
 better or worse), not their verdict. For them the objective is compared at offset 0 only; their

@@ -444,3 +444,26 @@ def test_fifo_malleable_never_emits_a_piece_shorter_than_the_clock():
     # and end together at 0.0625 + 1.1e-9
     assert np.allclose(np.sort(run("fifo", inst).evaluation.completion), [0.0625, 0.0625 + 1.1e-9, 0.0625 + 1.1e-9],
                        rtol=0, atol=1e-15)
+
+
+def test_fifo_packing_takes_a_release_and_a_completion_an_ulp_apart_as_one_instant():
+    # From the unit-invariance fuzz: at scale 0.1 and offset 1, job 1's first task ends at
+    # 1 + 0.3 + 0.1 = 1.4000000000000001 and job 2 is released at 1.4. Taken as two instants, FIFO
+    # put job 2's first task on machine 1 (the room of machine 0 not yet back): another schedule,
+    # 9 % dearer than the same instance in its own unit. One instant: the same schedule.
+    from schedrelax.instances import from_dict
+    from tests.fuzz.units import transform
+
+    doc = {"family": "packing", "schema_version": 1, "capacities": [0.5, 0.8], "jobs": [
+        {"tasks": [{"demand": 0.113, "placement": [0, 1], "processing_time": [0.61, 6.239]},
+                   {"demand": 0.15, "placement": [1], "processing_time": [4.87]},
+                   {"demand": 0.416, "placement": [1], "processing_time": [1.33]}], "weight": 3.44, "release": 0.997},
+        {"tasks": [{"demand": 0.251, "placement": [0], "processing_time": [1.0]},
+                   {"demand": 0.479, "placement": [0, 1], "processing_time": [1.1, 6.24]}], "weight": 4.43, "release": 3.0},
+        {"tasks": [{"demand": 0.342, "placement": [0, 1], "processing_time": [7.0, 9.1]},
+                   {"demand": 0.37, "placement": [0, 1], "processing_time": [2.68, 1.18]},
+                   {"demand": 0.241, "placement": [0, 1], "processing_time": [7.9, 8.0]}], "weight": 1.75, "release": 4.0}]}
+    unit = algorithms.run("fifo", from_dict(doc))
+    moved = algorithms.run("fifo", from_dict(transform(doc, 0.1, 1.0)))
+    assert moved.objective == pytest.approx(0.1 * unit.objective + 1.0 * (3.44 + 4.43 + 1.75), rel=1e-12)
+    assert (moved.schedule.machine == unit.schedule.machine).all()

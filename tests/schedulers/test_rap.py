@@ -119,3 +119,17 @@ def test_minimax_transform_is_exact(case):
     sol = rap_minimax(F, lower, upper, S)
     assert sol.value == pytest.approx(best)
     assert rap_dp(F, lower, upper, S, objective="minimax").value == pytest.approx(best)
+
+
+def test_fox_marginals_a_few_ulps_apart_tie_by_index():
+    # Two jobs whose penalties are equal in exact arithmetic, the second's second slot computed 4
+    # ulps lower (as w·(t0 + W/s) comes out at t0 = 10^6 or in another unit): the slot goes to
+    # job 0, the lower index, as it would with exact arithmetic; 1e-6 lower is a real difference.
+    def penalties(gap):
+        def F(j, s):
+            base = 2.0 * (1e6 + 3.0 / s)
+            return np.where((j == 1) & (s == 2), base - gap(base), base)
+        return F
+
+    assert rap_fox(penalties(lambda b: 4 * np.spacing(b)), [1, 1], [3, 3], 3).slots.tolist() == [2, 1]
+    assert rap_fox(penalties(lambda b: 1e-6), [1, 1], [3, 3], 3).slots.tolist() == [1, 2]
