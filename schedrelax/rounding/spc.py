@@ -9,6 +9,7 @@ solver; its completion times order the jobs (Algorithm 1), and
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -28,6 +29,7 @@ from schedrelax.models.queyranne import (
     smith_rule_lp,
 )
 from schedrelax.models.synchpack_lp import without_gc
+from schedrelax.schedules import tie_classes, time_scale
 from schedrelax.schedulers.related_list import (
     list_schedule,
     topological_order,
@@ -100,7 +102,7 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
                       fluid_cuts: int | None = None, fluid_tol: float | None = None, seed_chain: bool | None = None,
                       use_smith: bool = True,
                       max_rounds: int | None = None, time_limit: float | None = None, loop: str = "auto",
-                      keep: int | None = 4, warm: bool = True) -> LPScheduleResult:
+                      keep: int | None = 4, warm: bool = True, normalize: bool = True) -> LPScheduleResult:
     """Paper 004 §III-A/B: the optimum of LP-Schedule (1)-(4).
 
     With ``use_smith`` and an instance where Smith's rule is exact (:func:`smith_rule_lp`), that
@@ -136,11 +138,36 @@ def solve_lp_schedule(instance: RelatedInstance, solver: str = "highs", *, cuts:
     and the pool's results are the ones the online reference test recorded).
     ``loop="pyomo"`` is the original loop (Pyomo rows, HiGHS's own basis extension, no
     deletion); other solvers always use it. Both stop on the oracle's verdict on the final point.
+
+    ``normalize`` (default True): solve the LP of the instance with time in units of its shortest
+    task at the fastest speed and weights over the largest, and read the solution back on the
+    instance's clock (the same optimum; see the comment in the code for why).
     """
     from schedrelax.models.queyranne import CUT_MODES
 
     if cuts not in CUT_MODES:  # named as the caller knows it (QueyranneCuts calls it mode)
         raise ValueError(f"cuts must be one of {', '.join(CUT_MODES)}; got {cuts!r}")
+    # Solved in the instance's own units: time over its shortest task at the fastest speed, weights
+    # over the largest. The solver's tolerances are absolute (1e-7), and (2) is quadratic in time:
+    # written in units of 1e-8 s its rows are 1e-16 and HiGHS stopped at points that are not
+    # optimal (S-PC, MarS, Map-only and Identical-machine each gave another schedule at 1e-8 and
+    # 1e-9 s: the unit-invariance fuzz). The solution is mapped back to the instance's clock; the
+    # origin stays at 0 (the LP's rows are measured from it).
+    unit = time_scale(instance)
+    w = np.asarray(instance.weights, dtype=float)
+    w_unit = float(w.max()) if len(w) else 1.0
+    if normalize and (unit != 1.0 or w_unit != 1.0) and 0 < unit < np.inf and 0 < w_unit < np.inf:
+        own = RelatedInstance(speeds=instance.speeds, edges=instance.edges, name=instance.name,
+                              ready=np.asarray(instance.ready, dtype=float) / unit,
+                              jobs=tuple(RelatedJob(tasks=np.asarray(job.tasks, dtype=float) / unit,
+                                                    weight=job.weight / w_unit, release=job.release / unit)
+                                         for job in instance.jobs))
+        lp = solve_lp_schedule(own, solver, cuts=cuts, tol=tol, fluid_cuts=fluid_cuts, fluid_tol=fluid_tol,
+                               seed_chain=seed_chain, use_smith=use_smith, max_rounds=max_rounds,
+                               time_limit=time_limit, loop=loop, keep=keep, warm=warm, normalize=False)
+        C = lp.solution.C * unit
+        return dataclasses.replace(lp, solution=LPScheduleSolution(C, float(w @ C)),
+                                   upper_bound=None if lp.upper_bound is None else lp.upper_bound * unit * w_unit)
     start = time.perf_counter()
     if use_smith and (exact := smith_rule_lp(instance)) is not None:
         return LPScheduleResult(exact, "smith", True, seconds=time.perf_counter() - start,
@@ -211,7 +238,8 @@ def lp_order(instance: RelatedInstance, C: np.ndarray) -> np.ndarray:
     """Algorithm 1, line 2: jobs by non-decreasing C^LP, ties by index. Constraint (4) makes
     every job's C^LP exceed its predecessors', so this is a linear extension of the DAG; it is
     built as one so that solver round-off can never list a job before its predecessor."""
-    return topological_order(instance.n_jobs, instance.edges, C)
+    # C^LP an ulp apart in one unit may be equal in another: they tie, by index (tie_classes).
+    return topological_order(instance.n_jobs, instance.edges, tie_classes(C, time_scale(instance)))
 
 
 def _lp_info(lp: LPScheduleResult) -> dict:

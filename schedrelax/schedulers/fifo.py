@@ -415,6 +415,7 @@ def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: 
     speeds = np.asarray(instance.speeds, dtype=float)
     release = instance.release.tolist()
     size = instance.task_size
+    scale = time_scale(instance)
     offset = instance.job_offset.tolist()
     succ, waiting_preds = _successors(n, instance.edges)
     heap = [(release[j], j) for j in range(n) if waiting_preds[j] == 0]
@@ -429,9 +430,11 @@ def fifo_related(instance: RelatedInstance, *, solver: str | None = None, seed: 
         done = earliest
         for k in np.argsort(-sizes, kind="stable").tolist():
             avail = np.maximum(free, earliest)
-            at = avail.min()
-            tied = np.flatnonzero(avail == at)
+            # Machines free within the schedulers' slack of the first tie (an ulp apart in one
+            # unit, equal in another); the task starts when the chosen one is free.
+            tied = np.flatnonzero(avail <= avail.min() + time_slack(scale, avail.min()))
             m = int(tied[np.argmax(speeds[tied])])
+            at = avail[m]
             end = float(at) + float(sizes[k]) / speeds[m]
             rows.append((j, k, m, float(at), end, 1.0))
             free[m] = end

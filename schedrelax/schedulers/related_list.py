@@ -20,7 +20,7 @@ import numpy as np
 
 from schedrelax.result import Result
 from schedrelax.instances import RelatedInstance
-from schedrelax.schedules import Schedule
+from schedrelax.schedules import Schedule, time_slack
 from schedrelax.schedulers.fifo import _successors
 
 ASSIGN_RULES = ("earliest_finish", "random", "first_free")
@@ -97,6 +97,7 @@ def list_schedule(instance: RelatedInstance, order: Sequence[int], *, assign: st
     if speeds.shape != (m,) or not np.all(speeds > 0):
         raise ValueError(f"planning_speeds must be {m} positive speeds, got {planning_speeds!r}")
     # Ties in the earliest finish go to the faster (believed) machine, then the lower index.
+    scale = float(np.min(instance.task_size)) / float(np.max(speeds)) if instance.n_tasks else 1.0
     tie_rank = np.empty(m)
     tie_rank[np.lexsort((np.arange(m), -speeds))] = np.arange(m)
     rng = np.random.default_rng(seed)
@@ -116,10 +117,14 @@ def list_schedule(instance: RelatedInstance, order: Sequence[int], *, assign: st
             if rules[j] == "random":
                 i = int(rng.integers(m))
             elif rules[j] == "first_free":
-                i = int(np.argmin(np.maximum(free, earliest)))  # argmin: the lowest index among ties
+                at = np.maximum(free, earliest)
+                i = int(np.flatnonzero(at <= at.min() + time_slack(scale, at.min()))[0])  # the lowest index among ties
             else:
                 finish = np.maximum(free, earliest) + size[g] / speeds
-                tied = np.flatnonzero(finish == finish.min())
+                # Finishes within the schedulers' slack tie: equal in exact arithmetic, they come
+                # out an ulp apart in one unit and not in another (Identical-machine's equal
+                # believed speeds: the unit-invariance fuzz).
+                tied = np.flatnonzero(finish <= finish.min() + time_slack(scale, finish.min()))
                 i = int(tied[np.argmin(tie_rank[tied])])
             free[i] = max(free[i], earliest) + size[g] / speeds[i]
             finish_j = max(finish_j, free[i])

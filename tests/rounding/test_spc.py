@@ -122,3 +122,15 @@ def test_map_only_is_seeded_and_feasible():
 def test_spc_with_cvxpy_gives_the_highs_bound():
     inst = spc_setting(8, n_jobs=6, tasks_per_job=(1, 5), machines=3)
     assert run("spc", inst, solver="cvxpy").lower_bound == pytest.approx(run("spc", inst).lower_bound, rel=1e-5)
+
+
+@settings(max_examples=25, deadline=None)
+@given(related_instances(max_jobs=5))
+def test_lp_schedule_in_its_own_units_has_the_same_optimum(inst):
+    # normalize=True solves the LP with time over the shortest task at the fastest speed and the
+    # weights over the largest; read back, the optimum is the written LP's (both from the same
+    # cutting-plane loop, to its tolerance 1e-6).
+    a = solve_lp_schedule(inst, use_smith=False)
+    b = solve_lp_schedule(inst, use_smith=False, normalize=False)
+    assert a.solution.objective == pytest.approx(b.solution.objective, rel=1e-5)
+    assert a.lower_bound is not None and b.lower_bound is not None
