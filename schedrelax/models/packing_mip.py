@@ -329,10 +329,21 @@ def _windows(instance: PackingInstance, grid: TimeGrid, upper_bound: float | Non
     horizon = int(max(rel.max(), grid.reserve_slots.max(initial=0)) + longest.sum())
     end = np.full(instance.n_jobs, horizon)
     if upper_bound is not None:
-        # w_j C_j <= upper_bound; the float quotient and difference are off by a few ulps of
-        # upper_bound / w_j, which the slack covers (a window one slot too long costs nothing)
-        latest = upper_bound / np.asarray(instance.weights, dtype=float)
-        cap = np.floor((latest - grid.origin) / grid.unit + 1e-9 + 4 * np.spacing(latest) / grid.unit)
+        # w_j C_j <= upper_bound - Σ_{k≠j} w_k L_k, L_k = r_k + its longest task's shortest time
+        # (no job completes earlier). Without the others' share the cap moved with the origin of
+        # time: releases at 1,000 put every cap past the horizon, and a model the same instance
+        # at 0 builds was refused as too large (the unit-invariance fuzz). The float sums and
+        # quotient are off by a few ulps of upper_bound / w_j, which the slack covers (a window
+        # one slot too long costs nothing).
+        w = np.asarray(instance.weights, dtype=float)
+        shortest = np.full(instance.n_tasks, np.inf)
+        np.minimum.at(shortest, qt, instance.place_time[pairs])
+        least = np.zeros(instance.n_jobs)
+        np.maximum.at(least, instance.task_job, shortest)
+        floor_cost = w * (np.asarray(instance.release, dtype=float) + least)
+        latest = (upper_bound - (floor_cost.sum() - floor_cost)) / w
+        slack = 4 * np.spacing(np.abs(latest)) + 4 * len(w) * np.spacing(abs(upper_bound) + floor_cost.sum()) / w
+        cap = np.floor((latest - grid.origin) / grid.unit + 1e-9 + slack / grid.unit)
         end = np.minimum(end, cap.astype(np.int64))
     return qt, qm, qp, rel, end
 

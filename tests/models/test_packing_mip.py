@@ -56,11 +56,14 @@ def test_a_release_off_every_grid_is_refused_not_rounded():
     # Issue 13: an online packing instance's releases are arbitrary floats; rounding 0.7316 to 0.731
     # would let the job start before it is released. Since issue 31 the grid is relative to the
     # data (a bound on denominators in absolute units changed the verdict with the unit): 0.7316 =
-    # 1829/2500 is on the grid 1/2500, never rounded, and that grid (6,829 slots) is refused by size.
+    # 1829/2500 is on the grid 1/2500, never rounded. That grid (6,829 slots) was refused by size
+    # until the heuristics' cost 3 also capped each job by the other's least completion: windows of
+    # 2,500 slots. By hand: job 0 on [0, 1], job 1 on [1, 2] (its release 0.7316 kept): cost 3.
     inst = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.7316)))
     assert time_unit(inst) == pytest.approx(0.0004, rel=1e-12)
-    with pytest.raises(AlgorithmError, match=r"6,829 slots of 0\.0004"):
-        run("mip", inst)
+    res = run("mip", inst)
+    assert res.status == "optimal" and res.objective == pytest.approx(3.0, rel=REL)
+    assert res.schedule.start[res.schedule.job == 1].min() >= 0.7316
     # A float within 1e-9 of a grid point is not on it either (it used to be taken as 1/2).
     near = PackingInstance([1.0], (job((1.0, [0], 1.0)), job((1.0, [0], 1.0), release=0.5 + 1e-10)))
     with pytest.raises(AlgorithmError, match="job 1's release"):
@@ -175,7 +178,9 @@ def test_a_grid_too_fine_for_a_time_indexed_mip_is_refused_before_building(preem
     # millions of binaries (a build of gigabytes and a presolve that ran past its time limit).
     inst = PackingInstance(capacities=[1.0, 1.0], jobs=tuple(
         PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.001, 250.003]),), release=0.007 * j) for j in range(4)))
-    with pytest.raises(AlgorithmError, match="binary variables .* more than the limit of 1,000,000"):
+    # (Which limit names it depends on the windows: since the starts' upper bound caps each job by
+    # the others' least completions too, it is the capacity rows' terms.)
+    with pytest.raises(AlgorithmError, match="(binary variables|capacity rows would hold) .* more than the limit of"):
         run("mip", inst, params={"preemptive": preemptive, "time_limit": 3.0})
 
 
@@ -297,3 +302,26 @@ def test_the_bound_gives_back_what_the_grid_moved():
     # weights 1 and 3: (0.5·20 − 0.25·4) / (10/9) + 10·4 = 9·0.9 + 40 = 48.1
     assert grid.bound(20.0, [1.0, 3.0]) <= 48.1 and grid.bound(20.0, [1.0, 3.0]) == pytest.approx(48.1, rel=1e-15)
     assert grid.cost(20.0, [1.0, 3.0]) == 50.0  # 0.5·20 + 10·4
+
+
+def test_the_heuristics_cap_gives_the_same_model_from_any_origin():
+    # From the unit-invariance fuzz: at offset 1,000 (or 1 at 1e-8 s) every job's cap
+    # upper_bound / w_j lay past the horizon, the model grew to 6,170,251 capacity terms and was
+    # refused, while the same instance at 0 was built. The cap now subtracts the other jobs' least
+    # completions: the same windows from any origin, and optimal in each (mapped back, one cost).
+    from tests.fuzz.units import transform
+    from schedrelax.instances import from_dict
+
+    doc = {"family": "packing", "schema_version": 1, "capacities": [0.5, 0.5, 0.5], "jobs": [
+        {"tasks": [{"demand": 0.332, "placement": [0, 1, 2], "processing_time": [2.7, 3.74, 3.91]},
+                   {"demand": 0.19, "placement": [0, 2], "processing_time": [5.0, 3.9]},
+                   {"demand": 0.191, "placement": [0, 1, 2], "processing_time": [5.0, 7.5, 3.8]}],
+         "weight": 1.0, "release": 2.99},
+        {"tasks": [{"demand": 0.133, "placement": [0, 1, 2], "processing_time": [1.27, 1.0, 3.0]}],
+         "weight": 4.18, "release": 1.4}]}
+    costs = []
+    for scale, offset in ((1.0, 0.0), (1.0, 1000.0), (1e-8, 1.0)):
+        res = run("mip", from_dict(transform(doc, scale, offset)), params={"time_limit": 20.0})
+        assert res.status == "optimal", (scale, offset)
+        costs.append((res.objective - offset * 5.18) / scale)
+    assert costs == pytest.approx([costs[0]] * 3, rel=1e-6)
