@@ -259,6 +259,17 @@ class CostFunction(abc.ABC):
     def _shifted(self, now: float) -> tuple[CostFunction, float]:
         raise ValueError(f"a {self.kind} cost cannot be re-based at a later time as g(t) + constant")
 
+    def rescaled(self, time_factor: float, cost_factor: float = 1.0) -> CostFunction:
+        """The cost g with ``g(t) == cost_factor * self(t / time_factor)``: the same cost for an
+        instance whose times are multiplied by *time_factor*, in units *cost_factor* times
+        smaller. Exact when both are powers of 2 (a power cost's f^p aside)."""
+        time_factor = _number("", "time_factor", time_factor, bound="> 0")
+        cost_factor = _number("", "cost_factor", cost_factor, bound="> 0")
+        return self._rescaled(float(time_factor), float(cost_factor))
+
+    def _rescaled(self, f: float, c: float) -> CostFunction:
+        raise NotImplementedError
+
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready dict: ``"kind"`` and every parameter (SLA lists as lists)."""
         out: dict[str, Any] = {"kind": self.kind}
@@ -287,6 +298,9 @@ class CompletionCost(CostFunction):
 
     def _shifted(self, now):
         return self, self.weight * now
+
+    def _rescaled(self, f, c):
+        return CompletionCost(self.weight * c / f)
 
     def _latest_within(self, c):
         return c / self.weight if self.weight > 0 else np.inf
@@ -320,6 +334,9 @@ class StretchCost(CostFunction):
 
     def _shifted(self, now):
         return self, now / self.work
+
+    def _rescaled(self, f, c):
+        return StretchCost(self.work * f / c)
 
     def _latest_within(self, c):
         return c * self.work
@@ -370,6 +387,9 @@ class TardyCost(_DeadlineCost):
     def _shifted_past_deadline(self, now):
         return CompletionCost(0.0), self.weight  # late whenever it completes
 
+    def _rescaled(self, f, c):
+        return TardyCost(self.deadline * f, self.weight * c)
+
     def _latest_within(self, c):
         return np.where(c >= self.weight, np.inf, self.deadline)
 
@@ -388,6 +408,9 @@ class TardinessCost(_DeadlineCost):
     def _evaluate(self, t):
         return self.weight * np.maximum(t - self.deadline, 0.0)
 
+    def _rescaled(self, f, c):
+        return TardinessCost(self.deadline * f, self.weight * c / f)
+
     def breakpoints(self):
         return np.array([self.deadline])
 
@@ -405,6 +428,9 @@ class LatenessCost(_DeadlineCost):
 
     def _evaluate(self, t):
         return self.weight * (t - self.deadline)
+
+    def _rescaled(self, f, c):
+        return LatenessCost(self.deadline * f, self.weight * c / f)
 
     def breakpoints(self):
         return np.empty(0)
@@ -461,6 +487,9 @@ class SLACost(CostFunction):
             return CompletionCost(0.0), paid
         return SLACost(tuple(self.deadlines[k] - now for k in ahead), tuple(self.heights[k] for k in ahead)), paid
 
+    def _rescaled(self, f, c):
+        return SLACost(tuple(d * f for d in self.deadlines), tuple(h * c for h in self.heights))
+
     def _latest_within(self, c):
         # The number of steps affordable within c picks the deadline that ends the budget.
         affordable = np.searchsorted(self._levels()[1:], c, side="right")
@@ -490,6 +519,9 @@ class PowerCost(CostFunction):
 
     def _evaluate(self, t):
         return self.weight * t**self.p
+
+    def _rescaled(self, f, c):
+        return PowerCost(self.p, self.weight * c / f**self.p)
 
     def _latest_within(self, c):
         return (c / self.weight) ** (1.0 / self.p) if self.weight > 0 else np.inf

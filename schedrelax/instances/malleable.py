@@ -142,6 +142,18 @@ class MalleableInstance(Instance):
     def n_flows(self) -> int:
         return len(self.flows)
 
+    def rescaled(self, time_factor: float, cost_factor: float = 1.0) -> MalleableInstance:
+        """The same instance with every time multiplied by *time_factor* (sizes, releases, cost
+        deadlines) and every cost by *cost_factor* (:meth:`CostFunction.rescaled`): a schedule of
+        it, its times divided by *time_factor*, is one of this instance, of cost divided by
+        *cost_factor*. Exact when both are powers of 2 (a power cost's f^p aside); the exact
+        engine solves in the instance's own units that way."""
+        f = float(time_factor)
+        flows = tuple(Flow(sizes=np.asarray(fl.sizes, dtype=float) * f, max_processors=fl.max_processors,
+                           min_processors=fl.min_processors, edges=fl.edges, release=fl.release * f,
+                           cost=fl.cost.rescaled(f, cost_factor)) for fl in self.flows)
+        return MalleableInstance(processors=self.processors, flows=flows, objective=self.objective, name=self.name)
+
     @property
     def n_jobs(self) -> int:
         return len(self.size)

@@ -842,7 +842,56 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     back (minima of jobs ready together above P, a job ready nowhere) is a NoOptimalSolutionError,
     as is a solver ending without a solution when there is no start.
     Refuses more than ``max_jobs`` jobs.
+
+    **Units.** The model is solved for the instance rescaled by powers of 2 (exact:
+    :meth:`~schedrelax.instances.MalleableInstance.rescaled`) so that its shortest job on its
+    maximum takes about 1 and its costs are about 1; the schedule and the bounds are mapped back
+    (``info["units"]``). The solver's tolerances are absolute: written in units of 1e-9 s, its
+    "optimal" schedules were 1 % off their bound ("feasible" after the check) and some could not
+    be read back (the unit-invariance fuzz).
     """
+    if instance.n_jobs > max_jobs:
+        raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
+                             f"cases (raise max_jobs to try anyway)")
+    kwargs = dict(solver=solver, seed=seed, minima=minima, time_limit=time_limit, mip_gap=mip_gap, max_jobs=max_jobs,
+                  max_rounds=max_rounds, warm_start=warm_start, bound_row=bound_row)
+    f, c = _own_units(instance)
+    if f == 1.0 and c == 1.0:
+        return _mip(instance, **kwargs)
+    r = _mip(instance.rescaled(f, c), **kwargs)
+    s = r.schedule
+    back = Schedule(s.job, s.task, s.machine, s.start / f, s.end / f, s.rate, promises=s.promises, meta=s.meta)
+    info = dict(r.info)
+    for key in ("best_bound", "mip_objective", "schedule_cost", "start_objective", "relaxation_bound"):
+        if info.get(key) is not None:
+            info[key] = info[key] / c
+    for key in ("horizon", "added_time"):
+        if info.get(key) is not None:
+            info[key] = info[key] / f
+    info["units"] = {"time_factor": f, "cost_factor": c}
+    return replace(r, schedule=back, lower_bound=None if r.lower_bound is None else r.lower_bound / c,
+                               info=info)
+
+
+def _own_units(instance: MalleableInstance) -> tuple[float, float]:
+    """Powers of 2 (f, c) that bring the instance's time scale (its shortest job on its maximum)
+    and its costs (each flow's at its least completion and at the horizon, the largest) to about 1."""
+    from schedrelax.models.malleable_mip import _flow_lower_bounds, mip_horizon
+
+    scale = time_scale(instance)
+    f = 2.0 ** -round(math.log2(scale)) if 0 < scale < math.inf else 1.0
+    timed = instance.rescaled(f) if f != 1.0 else instance
+    lower, H = _flow_lower_bounds(timed), mip_horizon(timed)
+    values = np.abs([float(fl.cost(t)) for fl, lo in zip(timed.flows, lower) for t in (lo, H)])
+    values = values[np.isfinite(values) & (values > 0)]
+    c = 2.0 ** -round(math.log2(float(values.max()))) if len(values) else 1.0
+    return f, c
+
+
+def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
+         time_limit: float | None = None, mip_gap: float | None = None, max_jobs: int = 12,
+         max_rounds: int = 50, warm_start: bool = True, bound_row: bool = True) -> Result:
+    """:func:`mip` on the instance as it is (no change of units)."""
     if instance.n_jobs > max_jobs:
         raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
                              f"cases (raise max_jobs to try anyway)")

@@ -504,3 +504,15 @@ def test_aggregate_minimax_of_nothing_is_an_error():
 
 def test_module_exports():
     assert set(costs.__all__) <= set(dir(costs))
+
+
+@given(cost_functions(), _times, st.integers(-40, 40), st.integers(-40, 40))
+def test_rescaled_cost_is_the_same_cost_in_other_units(cost, t, k, m):
+    # g(t·f) = c·cost(t), exactly for powers of 2 (a power cost's f^p aside: to round-off).
+    f, c = 2.0 ** k, 2.0 ** m
+    g = cost.rescaled(f, c)
+    assert g.kind == cost.kind
+    if cost.kind == "power":
+        assert g(t * f) == pytest.approx(c * cost(t), rel=1e-12, abs=1e-300)
+    else:
+        assert g(t * f) == c * cost(t)
