@@ -226,12 +226,7 @@ class CostFunction(abc.ABC):
             hi[idx[~within]] = probe[~within]
             step[idx] *= 2
             active[idx[~within | (probe == inf_bits)]] = False
-        while np.any(hi - lo > 1):
-            mid = lo + (hi - lo) // 2
-            within = self._evaluate(mid.view(np.float64)) <= c
-            lo = np.where(within, mid, lo)
-            hi = np.where(within, hi, mid)
-        return lo.view(np.float64)
+        return self._bisect_bits(lo, hi, c)
 
     def _largest_float_within(self, above: np.ndarray, c: np.ndarray) -> np.ndarray:
         """The largest float ``t`` in ``[0, above)`` with ``cost(t) <= c``, given cost(0) <= c.
@@ -242,8 +237,12 @@ class CostFunction(abc.ABC):
         would be shorter in the usual case but can take billions of steps where ``t**p`` or
         ``w * t`` underflows to coarse subnormals.
         """
-        lo = np.zeros(above.shape, dtype=np.int64)
-        hi = above.astype(np.float64).view(np.int64)
+        return self._bisect_bits(np.zeros(above.shape, dtype=np.int64), above.astype(np.float64).view(np.int64), c)
+
+    def _bisect_bits(self, lo: np.ndarray, hi: np.ndarray, c: np.ndarray) -> np.ndarray:
+        """The last float with ``cost(t) <= c`` between the bit patterns *lo* (within) and *hi*
+        (over, or the end of the search), by bisection on the patterns (ordered like the floats for
+        t >= 0)."""
         while np.any(hi - lo > 1):
             mid = lo + (hi - lo) // 2
             within = self._evaluate(mid.view(np.float64)) <= c

@@ -38,16 +38,23 @@ def test_same_verdicts_in_any_unit_fast(family):
     assert not tally.failures, _report(tally)
 
 
+def _probe(family: str, seed: int, instances: int, names) -> Tally:
+    """*instances* fuzzed instances of *family* (rng *seed*), each at 16 (scale, offset) copies,
+    through the algorithms *names* only."""
+    rng = random.Random(seed)
+    tally = Tally()
+    for _ in range(instances):
+        check_instance(random_instance(family, rng), copies_for(family, rng, 16), tally, [(n, {}) for n in names])
+    return tally
+
+
 def test_synchpack3_keeps_its_schedule_in_any_unit_and_from_any_origin():
     # 100 fuzzed packing instances (seed 2), each at 14 (scale, offset) copies. Before LP3 was
     # solved from the earliest release in the unit of the shortest time, its job order ties broken
     # with a tolerance and the machine choice's ties relative to that unit, instances 6, 9, 25, 31
     # and 40 of these already failed: objectives that did not map back (at offsets 1-10^6, and at
     # 1e-9 s, where HiGHS's absolute tolerances took the LP's objective for zero).
-    rng = random.Random(2)
-    tally = Tally()
-    for _ in range(100):
-        check_instance(random_instance("packing", rng), copies_for("packing", rng, 16), tally, [("synchpack3", {})])
+    tally = _probe("packing", 2, 100, ["synchpack3"])
     assert tally.runs > 1000 and not tally.failures, _report(tally)
 
 
@@ -56,11 +63,7 @@ def test_synchpack1_and_2_keep_their_schedules_in_any_unit():
     # 22 SynchPack-2 objectives did not map back at offset 0 (scales 1e-9 to 1e6) while LP1/LP2 were
     # solved on the instance's clock (HiGHS's absolute tolerances; then one ulp of p·s/(u·s)
     # against p/u sent it to another optimal vertex). Solved normalized (lp1_program): 0.
-    rng = random.Random(5)
-    tally = Tally()
-    for _ in range(100):
-        check_instance(random_instance("packing", rng), copies_for("packing", rng, 16), tally,
-                       [("synchpack1", {}), ("synchpack2", {})])
+    tally = _probe("packing", 5, 100, ["synchpack1", "synchpack2"])
     assert tally.runs > 2000 and not tally.failures, _report(tally)
 
 
@@ -71,11 +74,7 @@ def test_malleable_algorithms_keep_their_schedules_in_any_unit(names, seed):
     # tie keys too (27 of 4,158 runs at seed 12, 300 instances), and FlowFlex's flow LP, solved with
     # its costs as they are, stopped at a flow that is not optimal at 1e-9 s: its "LP optimum" above
     # the verified schedule's cost (5 of 4,158).
-    rng = random.Random(seed)
-    tally = Tally()
-    for _ in range(100):
-        check_instance(random_instance("malleable", rng), copies_for("malleable", rng, 16), tally,
-                       [(name, {}) for name in names])
+    tally = _probe("malleable", seed, 100, names)
     assert tally.runs > 1000 and not tally.failures, _report(tally)
 
 
@@ -84,11 +83,7 @@ def test_lp_schedule_algorithms_keep_their_schedules_in_any_unit():
     # was solved in the instance's own units (its row (2) is quadratic in time: 1e-16 at 1e-8 s),
     # C^LP ties were broken by an ulp and equal finish times on the believed speeds too, S-PC,
     # MarS, Map-only and Identical-machine gave other schedules (56 of 8,328 runs on 150 instances).
-    rng = random.Random(11)
-    tally = Tally()
-    for _ in range(60):
-        check_instance(random_instance("related", rng), copies_for("related", rng, 16), tally,
-                       [(name, {}) for name in ("spc", "mars", "map-only", "identical-machine")])
+    tally = _probe("related", 11, 60, ["spc", "mars", "map-only", "identical-machine"])
     assert tally.runs > 1000 and not tally.failures, _report(tally)
 
 
