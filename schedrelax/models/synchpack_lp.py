@@ -305,8 +305,10 @@ def lp1_program(instance: PackingInstance, *, eps: float = 1.0, unit: float | No
 
     ``normalized=True`` (what SynchPack-1 and -2 solve): the same LP with every time counted in
     the grid's unit u (so d_l = (1+ε)^l) and every weight over the largest. Its rows are the
-    paper's divided by positive constants and its objective is the paper's divided by u·max w, so
-    the optimal solutions are the same; :func:`interval_lp_solution` reads the solution on the
+    paper's divided by positive constants, with every time and release rounded down to a multiple
+    of 2^-40 u (which only loosens them: still a relaxation, at most about 1e-12 below), and its
+    objective is the paper's divided by u·max w, so the optimal solutions are those of the LP as
+    written, to that rounding; :func:`interval_lp_solution` reads the solution on the
     instance's clock, and the optimum must be read there, not from the solver's objective value.
     Why: HiGHS's tolerances are absolute (1e-7, reduced costs included), so in the instance's unit
     an instance written in units of 1e-9 s (costs w·d_l of 1e-9) or of 1e6 s ended at another
