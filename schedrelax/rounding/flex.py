@@ -869,8 +869,7 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
         if info.get(key) is not None:
             info[key] = info[key] / f
     info["units"] = {"time_factor": f, "cost_factor": c}
-    return replace(r, schedule=back, lower_bound=None if r.lower_bound is None else r.lower_bound / c,
-                               info=info)
+    return replace(r, schedule=back, lower_bound=None if r.lower_bound is None else r.lower_bound / c, info=info)
 
 
 def _own_units(instance: MalleableInstance) -> tuple[float, float]:
