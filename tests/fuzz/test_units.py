@@ -95,7 +95,7 @@ def test_lp_schedule_algorithms_keep_their_schedules_in_any_unit():
     "compared at offset 0 only (its geometric grid is measured from 0, as its knapsack variants'); the malleable "
     "mip 'optimal' -> 'feasible' or unreadable at 1e-8 and 1e-9 s (9; now solved in its own units: the 9 cases "
     "agree). On the final code (--seed 41, 13,746 runs): 3 failures, all packing mip past the 22 s hang guard at "
-    "offsets near 10^6 (its time limit does not cover what it does before the solve there)"))
+    "offsets near 10^6 (not investigated yet)"))
 @pytest.mark.parametrize("family", FAMILIES)
 def test_same_verdicts_in_any_unit(family):
     rng = random.Random(3100 + FAMILIES.index(family))
