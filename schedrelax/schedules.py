@@ -356,6 +356,13 @@ def time_tolerance(scale: float, *stamps, rel: float = TOL) -> np.ndarray:
     return rel * scale + ULPS * np.spacing(np.where(np.isfinite(mag), mag, 0.0))
 
 
+def unit_factor(size: float) -> float:
+    """The power of 2 that brings *size* (a time scale, a cost) to within a factor √2 of 1:
+    2^-round(log2 size); 1 for 0, inf or NaN. Multiplying by it is exact, so the exact engines
+    rescale their instances by it to solve in the instance's own units."""
+    return 2.0 ** -round(math.log2(size)) if 0 < size < math.inf else 1.0
+
+
 def tie_order(times, scale: float, rel: float = 1e-9) -> np.ndarray:
     """The indices of *times* in non-decreasing order, where a time within
     :func:`time_tolerance` (*rel* of the instance's time *scale*, plus the stamps' round-off) of

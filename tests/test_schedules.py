@@ -8,6 +8,7 @@ is MAP_TASK (-1).
 from __future__ import annotations
 
 import json
+import math
 import re
 
 import numpy as np
@@ -1270,3 +1271,13 @@ def test_tie_order_ties_times_an_ulp_apart_and_orders_by_index():
     # A real difference (1e-6 of the unit) is not a tie.
     assert tie_order(np.array([1.0 + 1e-6, 1.0]), scale=1.0).tolist() == [1, 0]
     assert tie_order(np.array([]), scale=1.0).tolist() == []
+
+
+def test_unit_factor_is_the_power_of_two_that_brings_a_size_near_one():
+    from schedrelax.schedules import unit_factor
+
+    for size in (1e-9, 3.7e-6, 0.74, 1.0, 1.41, 5.0, 1e6):
+        f = unit_factor(size)
+        assert math.log2(f) == round(math.log2(f))  # a power of 2, so scaling by it is exact
+        assert 2 ** -0.5 <= size * f <= 2 ** 0.5
+    assert unit_factor(0.0) == unit_factor(math.inf) == unit_factor(math.nan) == 1.0

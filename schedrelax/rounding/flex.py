@@ -93,7 +93,7 @@ from schedrelax.schedulers.malleable_packing import (
     whole_processor_pieces,
 )
 from schedrelax.schedulers.rap import RAPSolution, rap_dp, rap_fox, rap_minimax
-from schedrelax.schedules import POOLED, Schedule, evaluate, tie_order, time_scale
+from schedrelax.schedules import POOLED, Schedule, evaluate, tie_order, time_scale, unit_factor
 from schedrelax.solvers import solve
 
 __all__ = [
@@ -877,14 +877,12 @@ def _own_units(instance: MalleableInstance) -> tuple[float, float]:
     and its costs (each flow's at its least completion and at the horizon, the largest) to about 1."""
     from schedrelax.models.malleable_mip import _flow_lower_bounds, mip_horizon
 
-    scale = time_scale(instance)
-    f = 2.0 ** -round(math.log2(scale)) if 0 < scale < math.inf else 1.0
+    f = unit_factor(time_scale(instance))
     timed = instance.rescaled(f) if f != 1.0 else instance
     lower, H = _flow_lower_bounds(timed), mip_horizon(timed)
     values = np.abs([float(fl.cost(t)) for fl, lo in zip(timed.flows, lower) for t in (lo, H)])
     values = values[np.isfinite(values) & (values > 0)]
-    c = 2.0 ** -round(math.log2(float(values.max()))) if len(values) else 1.0
-    return f, c
+    return f, unit_factor(float(values.max())) if len(values) else 1.0
 
 
 def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,

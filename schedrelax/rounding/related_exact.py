@@ -8,7 +8,6 @@ starts from S-PC's LP order: with the MIP in either module the two would import 
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 
 import numpy as np
@@ -30,7 +29,7 @@ from schedrelax.rounding.exact import (
     larger_bound,
 )
 from schedrelax.schedulers.related_list import semi_active_schedule
-from schedrelax.schedules import Schedule, evaluate, time_scale
+from schedrelax.schedules import Schedule, evaluate, time_scale, unit_factor
 from schedrelax.solvers import solve
 from schedrelax.solvers.result import SolveStatus
 
@@ -77,7 +76,7 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     # which is exact): the solver's tolerances are absolute, and at durations of 1e-6 its big-M
     # rows' 1e-8 would be 1 % of a task ("optimal" above CP-SAT's proven optimum was measured).
     # Its origin moves to the earliest release, for the same reason (big-M rows span the horizon).
-    f = 2.0 ** -round(math.log2(time_scale(instance)))
+    f = unit_factor(time_scale(instance))
     o = float(np.min(instance.release))
     shift = o * float(np.sum(instance.weights))
     unit = instance.rescaled(f, o)

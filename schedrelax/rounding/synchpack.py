@@ -256,8 +256,8 @@ def synchpack1(instance: PackingInstance, *, solver: str = "highs", seed: int | 
     stand; when it fails the written-out LP is solved instead (``info["lp_form"]`` says which).
     The pooled LP may reach another optimal vertex than the written-out one, hence possibly
     another schedule of the same guarantee."""
-    res, sol, built, how = _interval_lp(instance, partial(lp1_program, instance, eps=eps, normalized=True), solver, time_limit,
-                                        aggregate)
+    res, sol, built, how = _interval_lp(instance, partial(lp1_program, instance, eps=eps, normalized=True), solver,
+                                        time_limit, aggregate)
     t2 = time.perf_counter()
     choice = _stretch_choice(lam, seed)
     run = synchpack1_round(instance, sol, lam=choice, mode=slow_motion, shift_back=shift_back)
@@ -376,7 +376,8 @@ def synchpack2(instance: PackingInstance, *, solver: str = "highs", seed: int | 
 
     ``aggregate``: as in :func:`synchpack1`, for LP2.
     """
-    res, sol, built, how = _interval_lp(instance, partial(lp2_program, instance, normalized=True), solver, time_limit, aggregate)
+    res, sol, built, how = _interval_lp(instance, partial(lp2_program, instance, normalized=True), solver, time_limit,
+                                        aggregate)
     t2 = time.perf_counter()
     _check_mode(slow_motion)
     choice = _stretch_choice(lam, seed)

@@ -283,10 +283,6 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
             free[m] = cap_l[m] - taken[m] if busy[m] == 0 else free[m] + demand[g]  # an idle machine sheds rounding
             room.set(m, free[m])
             dirty.add(m)
-        k = released
-        while k < len(job_order) and release[job_order[k]] <= within:
-            now = max(now, float(release[job_order[k]]))
-            k += 1
         if gone < len(res_by_end) and res_by_end[gone][0] <= within:
             ending = set()
             while gone < len(res_by_end) and res_by_end[gone][0] <= within:
@@ -313,6 +309,7 @@ def fifo_packing(instance: PackingInstance, *, solver: str | None = None, seed: 
         heap: list[tuple[int, int, int]] = []
         while released < len(job_order) and release[job_order[released]] <= within:
             j = job_order[released]
+            now = max(now, float(release[j]))  # before the scan below starts anything at now
             for g in range(job_offset[j], job_offset[j + 1]):
                 for m, k in slots[g]:
                     named[m].set(k, -demand[g])

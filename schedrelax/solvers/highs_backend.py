@@ -307,7 +307,7 @@ class HighsBackend:
             # tells the two apart on the models where it can. And presolve's "infeasible" is
             # checked the same way: HiGHS 1.13's presolve called SynchPack's LP1 infeasible on two
             # tasks of lengths 1e-7 and 1e4 (column bounds down to 1e-11); without presolve it
-            # solves, to the optimum HiGHS 1.16 finds with presolve (tests/solvers/test_highs.py).
+            # solves, to the optimum HiGHS 1.16 finds with presolve (tests/solvers/test_outcomes.py).
             _set_option(highs, "presolve", "off")
             self._run()
             _set_option(highs, "presolve", self._presolve)

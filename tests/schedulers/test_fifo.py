@@ -459,10 +459,12 @@ def test_fifo_packing_takes_a_release_and_a_completion_an_ulp_apart_as_one_insta
                    {"demand": 0.15, "placement": [1], "processing_time": [4.87]},
                    {"demand": 0.416, "placement": [1], "processing_time": [1.33]}], "weight": 3.44, "release": 0.997},
         {"tasks": [{"demand": 0.251, "placement": [0], "processing_time": [1.0]},
-                   {"demand": 0.479, "placement": [0, 1], "processing_time": [1.1, 6.24]}], "weight": 4.43, "release": 3.0},
+                   {"demand": 0.479, "placement": [0, 1], "processing_time": [1.1, 6.24]}],
+         "weight": 4.43, "release": 3.0},
         {"tasks": [{"demand": 0.342, "placement": [0, 1], "processing_time": [7.0, 9.1]},
                    {"demand": 0.37, "placement": [0, 1], "processing_time": [2.68, 1.18]},
-                   {"demand": 0.241, "placement": [0, 1], "processing_time": [7.9, 8.0]}], "weight": 1.75, "release": 4.0}]}
+                   {"demand": 0.241, "placement": [0, 1], "processing_time": [7.9, 8.0]}],
+         "weight": 1.75, "release": 4.0}]}
     unit = algorithms.run("fifo", from_dict(doc))
     moved = algorithms.run("fifo", from_dict(transform(doc, 0.1, 1.0)))
     assert moved.objective == pytest.approx(0.1 * unit.objective + 1.0 * (3.44 + 4.43 + 1.75), rel=1e-12)
