@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from schedrelax.algorithms import run
+from schedrelax.errors import InstanceError
 from schedrelax.instances import Flow, MalleableInstance, single_job_flows
 from schedrelax.instances import costs
 from schedrelax.schedulers.malleable_packing import (
@@ -386,9 +387,12 @@ def test_the_read_back_of_perturbed_work_verifies(P, data):
     perturbed = np.maximum(work * (1 + 1e-6 * noise) + 1e-7 * noise, 0.0)
     times = np.r_[0.0, np.cumsum(lengths)]
     ready = np.ones((K, n), dtype=bool)
+    try:  # lengths 1e-6 beside 1000 can make a job shorter than the loader resolves: not an instance
+        inst = single_job_flows(P, size.tolist(), maxima.tolist(), minima.tolist())
+    except InstanceError:
+        assume(False)
     bounds, _, (job, start, end, rate) = _pipeline(times, perturbed, ready, size, P, maxima, minima)
-    verify(single_job_flows(P, size.tolist(), maxima.tolist(), minima.tolist()),
-           _pooled(job, start, end, rate, promises={"respects_minima"}))
+    verify(inst, _pooled(job, start, end, rate, promises={"respects_minima"}))
     assert bounds[-1] - times[-1] <= 3 * np.abs(perturbed - work).sum() + 1e-12
 
 
