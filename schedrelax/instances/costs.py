@@ -261,7 +261,8 @@ class CostFunction(abc.ABC):
     def rescaled(self, time_factor: float, cost_factor: float = 1.0) -> CostFunction:
         """The cost g with ``g(t) == cost_factor * self(t / time_factor)``: the same cost for an
         instance whose times are multiplied by *time_factor*, in units *cost_factor* times
-        smaller. Exact when both are powers of 2 (a power cost's f^p aside)."""
+        smaller. Exact when both are powers of 2 (a power cost's f^p aside) and no number leaves
+        the normal floats (below about 2.2e-308, scaling drops low bits)."""
         time_factor = _number("", "time_factor", time_factor, bound="> 0")
         cost_factor = _number("", "cost_factor", cost_factor, bound="> 0")
         return self._rescaled(float(time_factor), float(cost_factor))
