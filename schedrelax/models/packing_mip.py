@@ -65,10 +65,11 @@ there), while no solver proves such an optimum anyway; the builders refuse up fr
 
 
 MAX_CAPACITY_TERMS = 5_000_000
-"""Most terms the non-preemptive MIP's capacity rows may hold: a start variable of a task p slots
-long is in p of them, so the rows hold Σ (starts × p) terms, which long tasks make far larger
-than the binaries (two tasks of 12,300 and 157 slots: 25k binaries, 3.9 M terms, 2 s to build in
-Pyomo; 10^5 slots took the fuzz run past 24 GB). The builder refuses past this up front."""
+"""Most terms the non-preemptive MIP's capacity rows may hold (:func:`step_rows`: a task p slots
+long with n start slots on a machine is in n + p - 1 of them). In the start-variable form a start
+was in p rows, so long tasks made the rows far larger than the binaries (two tasks of 12,300 and
+157 slots: 3.9 M terms); the step form holds 2n + p - 2, and this limit rarely binds before
+:data:`MAX_BINARIES`. The builder refuses past it up front."""
 
 
 MAX_GRID_CELLS = 10_000_000
@@ -97,12 +98,14 @@ def check_grid(instance: PackingInstance) -> None:
     _check_grid(instance.n_machines, int(end.max()), grid)
 
 
-def _check_terms(count: int, grid: TimeGrid, slots: int, limit: int) -> None:
+def _check_terms(count: int, grid: TimeGrid, slots: int, limit: int, form: str) -> None:
     if count > limit:
+        how = ("each start of a task p slots long is in p rows" if form == "pulse" else
+               "a task p slots long with n start slots is in n + p - 1 rows")
         raise AlgorithmError(
             f"packing MIP: the time-indexed model's capacity rows would hold {count:,} terms ({slots:,} slots of "
-            f"{grid.unit:g}, as fine as {grid.finest} needs; each start of a task p slots long is in p rows), more "
-            f"than the limit of {limit:,}; coarser times or shorter tasks make a smaller model")
+            f"{grid.unit:g}, as fine as {grid.finest} needs; {form} variables: {how}), more than the limit of "
+            f"{limit:,}; coarser times or shorter tasks make a smaller model")
 
 
 def _check_size(count: int, what: str, grid: TimeGrid, slots: int) -> None:
@@ -311,6 +314,7 @@ class MIPLayout:
     pair_slots: np.ndarray
     var_pair: np.ndarray
     var_slot: np.ndarray
+    form: str = "pulse"
 
     @property
     def unit(self) -> float:
@@ -348,22 +352,169 @@ def _windows(instance: PackingInstance, grid: TimeGrid, upper_bound: float | Non
     return qt, qm, qp, rel, end
 
 
-def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms: int | None):
-    """The time-indexed model's start variables, shared by the MIP and its LP built as arrays:
-    the time grid, the usable (task, machine, slots) pairs, each job's last slot end, and per
-    variable its pair and start slot. AlgorithmError past the size limits, before anything is
-    built."""
+def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms: int | None,
+                form: str | None = "pulse"):
+    """The time-indexed model's variables, shared by the MIP and its LP built as arrays: the time
+    grid, the usable (task, machine, slots) pairs, each job's last slot end, per variable its pair
+    and slot (a pair's variables are consecutive, slots increasing), and the form (*form*, or
+    :func:`choose_form`'s when None). AlgorithmError past the size limits (the capacity terms
+    counted in that form), before anything is built."""
     grid = time_grid(instance)
     qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
     rj = rel[instance.task_job[qt]]
     last = end[instance.task_job[qt]] - qp
     starts = np.maximum(last - rj + 1, 0)
+    form = form or choose_form(starts, qp)
     _check_grid(instance.n_machines, int(end.max()), grid)
     _check_size(int(starts.sum()), "start slots of each task on each machine", grid, int(end.max()))
-    _check_terms(int((starts * qp).sum()), grid, int(end.max()),
-                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS))
+    _check_terms(capacity_terms_of(form, starts, qp), grid, int(end.max()),
+                 MAX_CAPACITY_TERMS if max_terms is None else min(max_terms, MAX_CAPACITY_TERMS), form)
     vq, vs = flat_ranges(rj, last)
-    return grid, qt, qm, qp, end, vq, vs
+    return grid, qt, qm, qp, end, vq, vs, form
+
+
+def capacity_terms_of(form: str, starts: np.ndarray, qp: np.ndarray) -> int:
+    """Terms of the capacity rows in *form*, from each pair's number of start slots and length: a
+    start is in p rows of the pulse form (n·p a pair); a pair with n start slots is in n + p - 1
+    rows of the step form, twice in n - 1 of them (2n + p - 2)."""
+    live = starts > 0
+    if form == "pulse":
+        return int((starts[live] * qp[live]).sum())
+    return int((2 * (starts[live] - 1) + qp[live]).sum())
+
+
+STEP_RATIO = 16
+"""The MIP is built in step variables when its capacity rows in start variables would hold more
+than this many times the terms (about: when its tasks average over 2·STEP_RATIO slots). Measured
+with HiGHS 1.16 on the exact-reach packing instances (10 and 15 jobs, one task's time moved off
+the whole numbers to make the grid finer), time to proof start/step form: ratio 3.1 0.04/0.08 s,
+7.0 0.21/0.44, 13.5 1.9/2.1, 26 7.3/1.6, 29 12.5/8.4, 65 47/30; a 3-task instance in thousandths
+(ratio 245) 17.7/0.18 s; and on whole numbers (ratio under 10), 20-25 jobs, the step form was
+slower: 10.9 s against no proof in 60 s, 1.3/3.6, 11.9 s against none."""
+
+
+def choose_form(starts: np.ndarray, qp: np.ndarray) -> str:
+    """``"step"`` when the pulse form's capacity rows would hold more than :data:`STEP_RATIO` times
+    the step form's terms, else ``"pulse"`` (*starts*: each pair's number of start slots)."""
+    return "step" if capacity_terms_of("pulse", starts, qp) > STEP_RATIO * capacity_terms_of("step", starts, qp) \
+        else "pulse"
+
+
+def step_rows(instance: PackingInstance, grid: TimeGrid, qt, qm, qp, end, vq, vs):
+    """The rows of the non-preemptive time-indexed model in *step* variables, over the columns
+    (y, C): y[v] = 1 if task qt[q] has started on machine qm[q] by slot vs[v] (q = vq[v]), C_j the
+    completion slot of job j. Returns (name, A, lower, upper) for each block of rows.
+
+    With s[q, k] = y[q, k] - y[q, k-1] (y before the window is 0) the start variables of the
+    textbook model (Sousa and Wolsey), these rows are exactly its rows: s >= 0 is ``monotone``;
+    each task starts once, Σ_q y[q, b_q] = 1 (b_q the pair's last start slot); a task runs in slot
+    u iff it started in [u-p+1, u], so its demand counts in u's capacity row as
+    y[q, min(u, b_q)] - y[q, u-p]; and Σ_k (k+p) s[q, k] = (b_q+p) y[q, b_q] - Σ_{k<b_q} y[q, k].
+    The map y <-> s is unimodular, so the LP relaxations have the same optimum and the 0/1 points
+    are the same schedules; but a start is in at most two capacity rows, not p: 2n + p - 2 terms a
+    pair instead of n·p (a 3-task instance in thousandths: 4.4 M terms before, 18 k now)."""
+    nv, nT, nJ = len(vq), instance.n_tasks, instance.n_jobs
+    n = nv + nJ
+    count = np.bincount(vq, minlength=len(qt))
+    live = np.flatnonzero(count > 0)
+    first = (np.cumsum(count) - count)[live]
+    lastv = first + count[live] - 1
+    a, b, p = vs[first], vs[lastv], qp[live]
+    S = int(end.max())
+    inner = np.flatnonzero(np.r_[False, vq[1:] == vq[:-1]]) if nv else np.empty(0, dtype=np.int64)
+    monotone = sp.csr_array((np.r_[np.ones(len(inner)), -np.ones(len(inner))],
+                             (np.r_[np.arange(len(inner)), np.arange(len(inner))], np.r_[inner, inner - 1])),
+                            shape=(len(inner), n))
+    once = sp.csr_array((np.ones(len(live)), (qt[live], lastv)), shape=(nT, n))
+    owner, u = flat_ranges(a, b + p - 1)
+    plus = first[owner] + np.minimum(u, b[owner]) - a[owner]
+    back = u - p[owner] >= a[owner]
+    minus = (first[owner] + u - p[owner] - a[owner])[back]
+    d = instance.demand[qt[live]]
+    row = qm[live][owner] * S + u
+    capacity = sp.csr_array((np.r_[d[owner], -d[owner][back]], (np.r_[row, row[back]], np.r_[plus, minus])),
+                            shape=(instance.n_machines * S, n))
+    used = np.flatnonzero(np.diff(capacity.indptr))
+    not_last = np.ones(nv, dtype=bool)
+    not_last[lastv] = False
+    k = np.flatnonzero(not_last)
+    completion = sp.csr_array((np.r_[np.ones(nT), -(b + p).astype(float), np.ones(len(k))],
+                               (np.r_[np.arange(nT), qt[live], qt[vq[k]]], np.r_[nv + instance.task_job, lastv, k])),
+                              shape=(nT, n))
+    return [("starts_once", once, np.ones(nT), np.ones(nT)),
+            ("monotone", monotone, np.zeros(len(inner)), np.full(len(inner), np.inf)),
+            ("capacity", capacity[used], np.full(len(used), -np.inf), _free_room(instance, grid, S)[used]),
+            ("completion", completion, np.zeros(nT), np.full(nT, np.inf))]
+
+
+def pulse_rows(instance: PackingInstance, grid: TimeGrid, qt, qm, qp, end, vq, vs):
+    """The rows of the non-preemptive time-indexed model in *start* variables (the textbook form),
+    over the columns (x, C): x[v] = 1 if task qt[q] starts on machine qm[q] at slot vs[v]
+    (q = vq[v]). Each start is in p capacity rows; same (name, A, lower, upper) blocks as
+    :func:`step_rows`, with no ``monotone`` block."""
+    nv, nT, nJ = len(vq), instance.n_tasks, instance.n_jobs
+    n = nv + nJ
+    once = sp.csr_array((np.ones(nv), (qt[vq], np.arange(nv))), shape=(nT, n))
+    owner, slot = flat_ranges(vs, vs + qp[vq] - 1)  # a start at slot t occupies t .. t+p-1
+    S = int(end.max())
+    capacity = sp.csr_array((instance.demand[qt[vq[owner]]], (qm[vq[owner]] * S + slot, owner)),
+                            shape=(instance.n_machines * S, n))
+    used = np.flatnonzero(np.diff(capacity.indptr))
+    completion = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]).astype(float)],
+                               (np.r_[np.arange(nT), qt[vq]], np.r_[nv + instance.task_job, np.arange(nv)])),
+                              shape=(nT, n))
+    return [("starts_once", once, np.ones(nT), np.ones(nT)),
+            ("capacity", capacity[used], np.full(len(used), -np.inf), _free_room(instance, grid, S)[used]),
+            ("completion", completion, np.zeros(nT), np.full(nT, np.inf))]
+
+
+FORMS = ("pulse", "step")
+"""The two forms of the non-preemptive time-indexed model: :func:`pulse_rows` and :func:`step_rows`."""
+
+
+def time_indexed_rows(form: str, instance, grid, qt, qm, qp, end, vq, vs):
+    """The rows of the non-preemptive time-indexed model in *form* (see :data:`FORMS`)."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    return (step_rows if form == "step" else pulse_rows)(instance, grid, qt, qm, qp, end, vq, vs)
+
+
+def step_starts(vq: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The variables of a 0/1 step solution *y* where a task starts: the first of its pair at 1."""
+    on = y > 0.5
+    return np.flatnonzero(on & ~np.r_[False, on[:-1] & (vq[1:] == vq[:-1])])
+
+
+MIP_BUILD_TERMS_PER_SECOND = 250_000
+"""The rate at which a packing MIP's terms go into Pyomo and through its standard-form compiler,
+used to keep a build inside a time limit (:func:`build_terms`): measured on the shared 2-core
+machine at load 2-3, 5.2 M terms (600 k binaries) took 7.7 s to build and 11.3 s to compile
+(270 k a second); unloaded it is faster, so the estimate errs on the side of not building."""
+
+
+def build_terms(instance: PackingInstance, *, upper_bound: float | None = None, preemptive: bool = False) -> int:
+    """About how many terms a packing MIP on *instance* holds (what its build time grows with),
+    before anything is built: the capacity terms of the form :func:`choose_form` picks plus two per
+    binary (four in step form, :func:`step_rows`), or three per run binary and per completion binary
+    of the preemptive model.
+    AlgorithmError where the builder would refuse: times off every grid (:func:`time_grid`), a
+    model past the size limits."""
+    if preemptive:
+        grid = time_grid(instance)
+        qt, _, _, rel, end = _windows(instance, grid, upper_bound)
+        return 3 * _preemptive_binaries(instance, grid, qt, rel, end)
+    _, qt, _, qp, _, vq, _, form = start_slots(instance, upper_bound, None, None)
+    return capacity_terms_of(form, np.bincount(vq, minlength=len(qt)), qp) + (4 if form == "step" else 2) * len(vq)
+
+
+def _preemptive_binaries(instance: PackingInstance, grid: TimeGrid, qt, rel, end) -> int:
+    """The preemptive model's run and completion binaries; AlgorithmError past the size limits."""
+    job = instance.task_job
+    S = int(end.max())
+    _check_grid(instance.n_machines, S, grid)
+    count = int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()) + int(end.sum())
+    _check_size(count, "run slots of each task on each machine, and completion slots of each job", grid, S)
+    return count
 
 
 def _free_room(instance: PackingInstance, grid: TimeGrid, S: int) -> np.ndarray:
@@ -377,48 +528,36 @@ def _free_room(instance: PackingInstance, grid: TimeGrid, S: int) -> np.ndarray:
 
 
 def build_nonpreemptive_mip(instance: PackingInstance, *, upper_bound: float | None = None,
-                            lower_bound: float | None = None, max_terms: int | None = None) -> pyo.ConcreteModel:
+                            lower_bound: float | None = None, max_terms: int | None = None,
+                            form: str | None = None) -> pyo.ConcreteModel:
     """PRP||Σ w_j C_j (paper 003 §2 and §4) as a time-indexed MIP, exact (see the module docstring).
 
-    s[q, t] = 1 if task t(q) starts on machine i(q) at slot t; each task starts once, within its
-    job's window; on each machine and slot the demands of the tasks running sum to at most m_i;
-    C_j >= (start + p) of each of its tasks, in slots from the grid's origin; minimise Σ w_j C_j
+    A task starts once on one of its machines, within its job's window; on each machine and slot
+    the demands of the tasks running sum to at most m_i; C_j >= (start + p) of each of its tasks,
+    in slots from the grid's origin; minimise Σ w_j C_j
     (the instance's objective less origin·Σw, over the unit: ``model.layout.grid`` maps it back).
+    In step variables y[v] = 1 if the task has started on the machine by the slot
+    (:func:`step_rows`: the start-variable model's rows, with a start in two capacity rows, not p).
     *upper_bound* (a known schedule's cost) caps each job's window; *lower_bound* (a value no
     schedule beats, e.g. LP2's optimum) becomes the row ``bound_cut``: Σ w_j C_j >= (lower_bound
     − origin·Σw) / unit.
     AlgorithmError past :data:`MAX_BINARIES` binaries or past *max_terms* (at most
     :data:`MAX_CAPACITY_TERMS`) terms in the capacity rows, before anything is built.
     """
-    grid, qt, qm, qp, end, vq, vs = start_slots(instance, upper_bound, max_terms)
+    grid, qt, qm, qp, end, vq, vs, form = start_slots(instance, upper_bound, max_terms, form)
     with without_gc():
-        m = pyo.ConcreteModel(name="packing MIP (non-preemptive)")
-        m.s = pyo.Var(range(len(vq)), within=pyo.Binary)
+        m = pyo.ConcreteModel(name=f"packing MIP (non-preemptive, {form} variables)")
+        m.x = pyo.Var(range(len(vq)), within=pyo.Binary)
         m.C = pyo.Var(range(instance.n_jobs), bounds=(0, None))
-        cols = [*m.s.values(), *m.C.values()]
-        nv = len(vq)
-        nT = instance.n_tasks
-        A = sp.csr_array((np.ones(nv), (qt[vq], np.arange(nv))), shape=(nT, len(cols)))
-        add_linear_rows(m, "starts_once", A, cols, np.ones(nT), np.ones(nT))
-        # A start at slot t occupies slots t .. t+p-1 of its machine.
-        owner, slot = flat_ranges(vs, vs + qp[vq] - 1)
-        M, S = instance.n_machines, int(end.max())
-        row = qm[vq[owner]] * S + slot
-        A = sp.csr_array((instance.demand[qt[vq[owner]]], (row, owner)), shape=(M * S, len(cols)))
-        used = np.flatnonzero(np.diff(A.indptr))
-        add_linear_rows(m, "capacity", A[used], cols, np.full(len(used), -np.inf), _free_room(instance, grid, S)[used])
-        # C_j - Σ_{q of t, start} (start + p)·s >= 0 for each task t of job j
-        job = instance.task_job
-        A = sp.csr_array((np.r_[np.ones(nT), -(vs + qp[vq]).astype(float)], (np.r_[np.arange(nT), qt[vq]],
-                                                                    np.r_[nv + job, np.arange(nv)])),
-                         shape=(nT, len(cols)))
-        add_linear_rows(m, "completion", A, cols, np.zeros(nT), np.full(nT, np.inf))
+        cols = [*m.x.values(), *m.C.values()]
+        for name, A, lower, upper in time_indexed_rows(form, instance, grid, qt, qm, qp, end, vq, vs):
+            add_linear_rows(m, name, A, cols, lower, upper)
         w = np.asarray(instance.weights, dtype=float)
         m.objective = pyo.Objective(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(m.C.values())))
         if lower_bound is not None:
             m.bound_cut = pyo.Constraint(expr=LinearExpression(linear_coefs=w.tolist(), linear_vars=list(
                 m.C.values())) >= (float(lower_bound) - grid.origin * float(w.sum())) / grid.unit)
-        m.layout = MIPLayout("nonpreemptive", instance, grid, qt, qm, qp, vq, vs)
+        m.layout = MIPLayout("nonpreemptive", instance, grid, qt, qm, qp, vq, vs, form)
     return m
 
 
@@ -438,9 +577,7 @@ def build_preemptive_mip(instance: PackingInstance, *, upper_bound: float | None
     job = instance.task_job
     nT, nJ, M = instance.n_tasks, instance.n_jobs, instance.n_machines
     S = int(end.max())
-    _check_grid(M, S, grid)
-    _check_size(int(np.maximum(end[job[qt]] - rel[job[qt]], 0).sum()) + int(end.sum()),
-                "run slots of each task on each machine, and completion slots of each job", grid, S)
+    _preemptive_binaries(instance, grid, qt, rel, end)
     vq, vs = flat_ranges(rel[job[qt]], end[job[qt]] - 1)
     many = np.bincount(qt, minlength=nT)[qt] > 1
     yq = np.flatnonzero(many)
@@ -500,7 +637,8 @@ def packing_mip_schedule(model: pyo.ConcreteModel) -> Schedule:
     task for the non-preemptive MIP, one per run of consecutive slots for the preemptive one."""
     lay: MIPLayout = model.layout
     if lay.kind == "nonpreemptive":
-        on = np.fromiter((v.value or 0.0 for v in model.s.values()), float) > 0.5
+        x = np.fromiter((v.value or 0.0 for v in model.x.values()), float)
+        on = step_starts(lay.var_pair, x) if lay.form == "step" else np.flatnonzero(x > 0.5)
         q, s = lay.var_pair[on], lay.var_slot[on]
         rows = list(zip(lay.pair_task[q], lay.pair_machine[q], lay.grid.times(s), lay.grid.times(s + lay.pair_slots[q])))
     else:
@@ -528,8 +666,8 @@ def _schedule(model: pyo.ConcreteModel, rows) -> Schedule:
 
 def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     """Set a non-preemptive packing MIP's variables to a feasible non-preemptive *schedule* (one
-    piece per task), for ``solve(..., warm_start=True)``: s[q, t] = 1 for each task's machine and
-    start slot, C_j its job's last end. Returns False, setting nothing, for the preemptive model or
+    piece per task), for ``solve(..., warm_start=True)``: each task's start on its machine (in
+    step variables, 1 from its start slot on), C_j its job's last end. Returns False, setting nothing, for the preemptive model or
     a schedule the model cannot express (a start off the time grid, outside the task's window, on
     a pair the model does not have, or not one piece per task)."""
     lay: MIPLayout = model.layout
@@ -551,9 +689,14 @@ def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     chosen = [index.get((int(t), int(i), int(s))) for t, i, s in zip(g, schedule.machine, slot)]
     if any(k is None for k in chosen):
         return False
-    on = np.zeros(len(lay.var_pair), dtype=bool)
-    on[chosen] = True
-    for k, var in enumerate(model.s.values()):
+    if lay.form == "step":
+        started = np.full(len(lay.pair_task), np.iinfo(np.int64).max)
+        started[lay.var_pair[chosen]] = lay.var_slot[chosen]
+        on = lay.var_slot >= started[lay.var_pair]  # 1 from the start slot on, on the chosen pair
+    else:
+        on = np.zeros(len(lay.var_pair), dtype=bool)
+        on[chosen] = True
+    for k, var in enumerate(model.x.values()):
         var.value = float(on[k])
     ends = slot + lay.pair_slots[lay.var_pair[chosen]]
     C = np.zeros(inst.n_jobs)

@@ -32,11 +32,14 @@ from schedrelax.result import Result
 from schedrelax.errors import NoOptimalSolutionError, SolverError
 from schedrelax.instances import PackingInstance, PackingJob, PackingTask
 from schedrelax.models.packing_mip import (
+    MIP_BUILD_TERMS_PER_SECOND,
     build_nonpreemptive_mip,
     build_preemptive_mip,
+    build_terms,
     check_grid,
     packing_mip_schedule,
     packing_mip_start,
+    time_grid,
 )
 from schedrelax.models.synchpack_lp import (
     IntervalLPSolution,
@@ -88,7 +91,7 @@ from schedrelax.schedulers.list_packing import (
 from schedrelax.schedules import Schedule, evaluate, tie_order, time_scale
 from schedrelax.solvers import solve, solve_program
 from schedrelax.solvers.registry import highs_method
-from schedrelax.solvers.result import SolveStatus
+from schedrelax.solvers.result import SolveResult, SolveStatus
 
 SLOW_MOTION_MODES = ("task", "machine")
 FRACTION_ZERO = 1e-9
@@ -548,6 +551,11 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     proven. A time limit with an incumbent returns it (``info["optimal"]`` False); no incumbent
     raises NoOptimalSolutionError.
 
+    ``time_limit`` covers the whole call: the starts and LP2, the build (a model whose terms,
+    :func:`~schedrelax.models.packing_mip.build_terms`, would not go through Pyomo in the time left
+    at :data:`~schedrelax.models.packing_mip.MIP_BUILD_TERMS_PER_SECOND` is not built, and the best
+    start is returned with LP2's bound) and the solver, which gets what is left.
+
     ``solver="cpsat"``: the non-preemptive problem as a CP-SAT model instead
     (:func:`schedrelax.rounding.cpsat.packing_cpsat`: continuous time, no slots; ``seed`` and
     ``threads`` are CP-SAT's). ``threads`` goes to the solver (None: its default).
@@ -569,19 +577,34 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
         if start is not None:
             incumbent = min(incumbent, start.objective)
     lp_bound = relaxation.lower_bound if relaxation is not None else None
-    if preemptive:
-        model = build_preemptive_mip(instance, upper_bound=incumbent)
-    else:
-        model = build_nonpreemptive_mip(instance, upper_bound=incumbent, lower_bound=below(lp_bound))
-    warm = start is not None and packing_mip_start(model, start.schedule)
+    # The build counts against the time limit: a model whose terms would not go through Pyomo in
+    # the time left is not built (600 k binaries took 25 s to build and compile under a 3 s limit).
+    terms = build_terms(instance, upper_bound=incumbent, preemptive=preemptive)
+    budget = math.inf if time_limit is None else time_limit
+    left = budget - (time.perf_counter() - t0)
+    model = warm = None
+    if terms <= MIP_BUILD_TERMS_PER_SECOND * left:
+        if preemptive:
+            model = build_preemptive_mip(instance, upper_bound=incumbent)
+        else:
+            model = build_nonpreemptive_mip(instance, upper_bound=incumbent, lower_bound=below(lp_bound))
+        warm = start is not None and packing_mip_start(model, start.schedule)
+        left = budget - (time.perf_counter() - t0)
     t1 = time.perf_counter()
-    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm, **gap_options(solver))
+    if model is not None and left > 0:
+        res = solve(model, solver, time_limit=None if time_limit is None else left, threads=threads,
+                    warm_start=warm, **gap_options(solver))
+    else:
+        res = SolveResult(status=SolveStatus.LIMIT_NO_SOLUTION, objective=None, best_bound=None,
+                          build_seconds=0.0, solve_seconds=0.0, solver=solver, solver_version="",
+                          message=f"time limit {budget:g} s reached before the solver ran (the model: about "
+                                  f"{terms:,} terms, {'built' if model is not None else 'not built'})")
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
                                      f"and no solution ({res.message})")
     schedule = keep_cheaper(instance, packing_mip_schedule(model) if res.status.has_solution else None, start)
     # The model's times run from its grid's origin: its objective and bound in the instance's terms.
-    grid, w = model.layout.grid, instance.weights
+    grid, w = time_grid(instance), instance.weights
     res = dataclasses.replace(
         res, objective=None if res.objective is None else grid.cost(res.objective, w),
         best_bound=None if res.best_bound is None or not math.isfinite(res.best_bound) else grid.bound(res.best_bound, w))
@@ -597,5 +620,5 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
         params={"preemptive": preemptive, "time_limit": time_limit},
         info={**outcome, "slotted_optimum": preemptive and res.is_optimal and outcome["schedule_keeps_mip_objective"],
               "incumbent": incumbent, "start": start.algorithm if start is not None else None,
-              "warm_start": warm, "relaxation_bound": lp_bound, "unit": model.layout.unit,
-              "variables": model.nvariables()})
+              "warm_start": warm, "relaxation_bound": lp_bound, "unit": grid.unit, "model_terms": terms,
+              "variables": model.nvariables() if model is not None else None})

@@ -4,6 +4,7 @@ on random tiny instances."""
 
 import numpy as np
 import pytest
+from pyomo.core.expr.visitor import identify_variables
 from hypothesis import HealthCheck, given, settings
 
 from schedrelax.algorithms import run
@@ -13,6 +14,7 @@ from schedrelax.models.packing_mip import (
     build_nonpreemptive_mip,
     build_preemptive_mip,
     packing_mip_schedule,
+    packing_mip_start,
     time_unit,
 )
 from schedrelax.schedules import Schedule, evaluate, verify
@@ -172,36 +174,91 @@ def test_optima_below_the_algorithms_of_their_class(inst):
         assert preemptive.objective <= run(name, inst).objective * (1 + REL), name
 
 
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(packing_instances(max_machines=2, max_jobs=3, max_tasks=2, releases=True))
+def test_the_step_and_pulse_forms_are_the_same_model(inst):
+    # y = cumulative sums of x is a unimodular change of variables: the LP relaxations have the same
+    # optimum (the solver's tolerance apart) and the MIPs the same optimum, each read back to a
+    # verified schedule of that cost; a start set in either form is read back unchanged.
+    from schedrelax.models.packing_ti_lp import ti_lp_program
+    from schedrelax.solvers import solve_program
+
+    lp = {f: solve_program(ti_lp_program(inst, form=f), "highs").result for f in ("pulse", "step")}
+    assert lp["pulse"].is_optimal and lp["step"].is_optimal
+    assert lp["step"].objective == pytest.approx(lp["pulse"].objective, rel=1e-7, abs=1e-7)
+    best = {f: optimum(build_nonpreemptive_mip, inst, form=f) for f in ("pulse", "step")}
+    assert best["step"][0] == pytest.approx(best["pulse"][0], rel=REL)
+    for f in ("pulse", "step"):
+        model = build_nonpreemptive_mip(inst, form=f)
+        assert packing_mip_start(model, best["pulse"][1])
+        again = packing_mip_schedule(model)
+        assert evaluate(inst, again).objective == pytest.approx(best["pulse"][0], rel=REL)
+        assert sorted(again.start.tolist()) == pytest.approx(sorted(best["pulse"][1].start.tolist()))
+
+
 @pytest.mark.parametrize("preemptive", [False, True])
 def test_a_grid_too_fine_for_a_time_indexed_mip_is_refused_before_building(preemptive):
-    # Times 300.001 and 250.003 put the grid at 1/1000: over 10^6 slots per (task, machine) pair, so
-    # millions of binaries (a build of gigabytes and a presolve that ran past its time limit).
+    # Times 300.0001 and 250.0003 put the grid at 1/10,000: 1.2 x 10^7 slots on each machine
+    # (a build of gigabytes and a presolve that ran past its time limit).
     inst = PackingInstance(capacities=[1.0, 1.0], jobs=tuple(
-        PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.001, 250.003]),), release=0.007 * j) for j in range(4)))
-    # (Which limit names it depends on the windows: since the starts' upper bound caps each job by
-    # the others' least completions too, it is the capacity rows' terms.)
-    with pytest.raises(AlgorithmError, match="(binary variables|capacity rows would hold) .* more than the limit of"):
+        PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.0001, 250.0003]),), release=0.007 * j) for j in range(4)))
+    with pytest.raises(AlgorithmError, match=r"24,000,428 cells, more than the limit of 10,000,000"):
         run("mip", inst, params={"preemptive": preemptive, "time_limit": 3.0})
 
 
-def test_long_tasks_whose_capacity_rows_would_be_huge_are_refused_before_building():
-    # The fuzz run that reached 24 GB: few binaries (one task of 30,000 slots has only the starts
-    # its window allows) but each start of a task p slots long sits in p capacity rows: here
-    # about 3.2e8 terms. Refused up front, naming the terms, not a MemoryError mid-build.
-    from schedrelax.models.packing_mip import MAX_CAPACITY_TERMS, build_nonpreemptive_mip
+def test_a_model_that_would_not_be_built_in_the_time_left_is_not_built():
+    # At 1/1000 the non-preemptive model is within the size limits (600 k binaries, 5.8 M terms)
+    # but took 25 s to build and compile: under a 3 s limit it is not built and the call returns
+    # the best start, verified, with LP2's bound, and says why. The preemptive model's 4.2 M
+    # binaries are past the size limit.
+    from schedrelax.models.packing_mip import MIP_BUILD_TERMS_PER_SECOND, build_terms
 
-    inst = PackingInstance(capacities=[613.0], jobs=(
+    inst = PackingInstance(capacities=[1.0, 1.0], jobs=tuple(
+        PackingJob(tasks=(PackingTask(0.5, [0, 1], [300.001, 250.003]),), release=0.007 * j) for j in range(4)))
+    r = run("mip", inst, params={"time_limit": 3.0})
+    assert r.info["model_terms"] == build_terms(inst, upper_bound=r.info["incumbent"])
+    assert r.info["model_terms"] > 3.0 * MIP_BUILD_TERMS_PER_SECOND
+    assert r.info["variables"] is None and "not built" in r.info["solver_message"]
+    assert r.status == "feasible" and not r.info["optimal"]
+    assert r.objective == run(r.info["start"], inst).objective
+    assert r.lower_bound == run("synchpack2", inst).lower_bound
+    with pytest.raises(AlgorithmError, match="4,200,030 binary variables .* more than the limit of 1,000,000"):
+        run("mip", inst, params={"preemptive": True, "time_limit": 3.0})
+
+
+def test_a_long_task_is_in_few_capacity_rows_per_start():
+    # The fuzz run that reached 24 GB: few binaries, but in the start-variable model each start of
+    # a task p slots long sat in p capacity rows (a task of 30,000 slots: 3.2e8 terms). In step
+    # variables a pair with n starts of a task p slots long is in n + p - 1 rows, twice in n - 1.
+    from schedrelax.models.packing_mip import build_nonpreemptive_mip, build_terms
+    from schedrelax.models.packing_ti_lp import capacity_terms
+
+    # A unit of 10: 7 slots. Task of 3 slots: starts 0..4, rows 0..6, the minus term in rows 3..6:
+    # 11 terms; task of 4 slots: starts 0..3, rows 0..6, minus in 4..6: 10 terms.
+    small = PackingInstance(capacities=[1.0], jobs=(
+        PackingJob(tasks=(PackingTask(0.5, [0], 30.0), PackingTask(0.5, [0], 40.0))),))
+    m = build_nonpreemptive_mip(small, max_terms=21, form="step")
+    assert sum(len(list(identify_variables(c.body))) for c in m.capacity.values()) == 21
+    assert capacity_terms(small, form="step") == 21
+    with pytest.raises(AlgorithmError, match="21 terms .* step variables.* limit of 20;"):
+        build_nonpreemptive_mip(small, max_terms=20, form="step")
+    # The start form: 5 starts x 3 slots + 4 starts x 4 slots = 31 terms; it is the one chosen
+    # (31 is not over STEP_RATIO x 21), with two terms per binary besides.
+    m = build_nonpreemptive_mip(small, max_terms=31)
+    assert m.layout.form == "pulse"
+    assert sum(len(list(identify_variables(c.body))) for c in m.capacity.values()) == 31
+    assert capacity_terms(small) == 31 and build_terms(small) == 31 + 2 * 9
+    with pytest.raises(AlgorithmError, match="31 terms .* pulse variables.* limit of 30;"):
+        build_nonpreemptive_mip(small, max_terms=30)
+    big = PackingInstance(capacities=[613.0], jobs=(
         PackingJob(tasks=(PackingTask(324.89, [0], 425.0),), weight=77.5),
         PackingJob(tasks=(PackingTask(441.36, [0], 3980.0), PackingTask(613.0, [0], 978.0),
                           PackingTask(134.86, [0], 30000.0)), weight=3.53)))
-    with pytest.raises(AlgorithmError, match=f"capacity rows would hold .* terms .* limit of {MAX_CAPACITY_TERMS:,}"):
-        build_nonpreemptive_mip(inst)
-    # A unit of 10: 7 slots; 5 starts x 3 slots + 4 starts x 4 slots = 31 terms.
-    small = PackingInstance(capacities=[1.0], jobs=(
-        PackingJob(tasks=(PackingTask(0.5, [0], 30.0), PackingTask(0.5, [0], 40.0))),))
-    build_nonpreemptive_mip(small, max_terms=31)
-    with pytest.raises(AlgorithmError, match="31 terms .* limit of 30;"):
-        build_nonpreemptive_mip(small, max_terms=30)
+    # unit 1, horizon 35,383 slots: each task starts anywhere up to 35,383 - p
+    starts = [35383 - p + 1 for p in (425, 3980, 978, 30000)]
+    assert capacity_terms(big, form="step") == sum(2 * (n - 1) + p for n, p in zip(starts, (425, 3980, 978, 30000)))
+    assert capacity_terms(big) == sum(n * p for n, p in zip(starts, (425, 3980, 978, 30000)))  # 3.2e8
+    assert build_terms(big) == capacity_terms(big, form="step") + 4 * sum(starts)  # the step form is chosen
 
 
 def test_cpsat_bound_without_the_time_indexed_lp_when_it_would_not_fit():
