@@ -36,7 +36,7 @@ import numpy as np
 from schedrelax.result import Result
 from schedrelax.errors import AlgorithmError, SolverError
 from schedrelax.instances import PackingInstance, RelatedInstance
-from schedrelax.rounding.exact import exact_outcome
+from schedrelax.rounding.exact import Budget, exact_outcome
 from schedrelax.schedules import Schedule, evaluate, verify
 from schedrelax.solvers.result import SolveStatus
 
@@ -97,36 +97,6 @@ LP_SHARE = 0.5
 """Most of the time left that the LP bound may take (its solver's time limit): the rest is
 CP-SAT's, which also raises the bound."""
 
-SOLVE_RESERVE = 0.02
-"""Share of the time limit kept after CP-SAT's solve for mapping its solution back to a schedule
-and verifying it, so the whole call ends within the limit."""
-
-MIN_SOLVE_SECONDS = 0.05
-"""CP-SAT's time limit when the start and the LP have used the budget up: it still maps the
-start into the model (its hint) and reports a bound."""
-
-
-class _Budget:
-    """The time limit of a whole exact call (start schedules, LP bound, build, solve and rebuild
-    count against it: the LP phase used to come on top of CP-SAT's limit, and 60 s calls ran
-    64-73 s). None: no limit."""
-
-    def __init__(self, time_limit: float | None):
-        self.t0 = time.perf_counter()
-        self.time_limit = time_limit
-
-    def left(self, share: float = 1.0) -> float | None:
-        """*share* of the seconds left (at least :data:`MIN_SOLVE_SECONDS`), None without a limit."""
-        if self.time_limit is None:
-            return None
-        return max(MIN_SOLVE_SECONDS, share * (self.t0 + self.time_limit - time.perf_counter()))
-
-    def for_solve(self) -> float | None:
-        """CP-SAT's time limit: what is left less :data:`SOLVE_RESERVE` of the limit."""
-        if self.time_limit is None:
-            return None
-        end = self.t0 + self.time_limit * (1.0 - SOLVE_RESERVE)
-        return max(MIN_SOLVE_SECONDS, end - time.perf_counter())
 
 
 def _given_start(instance, start: Result) -> tuple[str, Schedule, float, dict[str, float]]:
@@ -260,7 +230,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
                   seed: int | None = None, use_lp: bool | None = None, start: Result | None = None) -> Result:
     """The packing ``mip`` with CP-SAT (non-preemptive PRP||Σ w_j C_j; see the module docstring).
 
-    *time_limit* bounds the whole call (start, LP bound, build, solve: :class:`_Budget`).
+    *time_limit* bounds the whole call (start, LP bound, build, solve: :class:`~schedrelax.rounding.exact.Budget`).
     *use_lp* None decides by size (:data:`LP_MIN_TASKS`), False skips the LP bound, True keeps it.
     *start*, a verified non-preemptive Result, replaces the start schedulers' best (:func:`sr.bracket
     <schedrelax.bracket.bracket>` passes the best schedule it found)."""
@@ -277,7 +247,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     from schedrelax.solvers.cpsat_backend import solve_cpsat
 
     workers = _check_threads(threads)
-    budget = _Budget(time_limit)
+    budget = Budget(time_limit)
     t0 = budget.t0
     start = _given_start(instance, start) if start is not None else best_start(instance, seed)
     t1 = time.perf_counter()
@@ -332,7 +302,7 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
                   seed: int | None = None, use_lp: bool | None = None, thresholds: bool = True,
                   start: Result | None = None) -> Result:
     """The related ``mip`` with CP-SAT (see the module docstring). *time_limit* bounds the whole
-    call (:class:`_Budget`). *use_lp* False skips LP-Schedule (its bound and S-PC's start), None
+    call (:class:`~schedrelax.rounding.exact.Budget`). *use_lp* False skips LP-Schedule (its bound and S-PC's start), None
     decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out the completion-threshold
     rows (for measuring what they bring); *start*, a verified Result, replaces the start
     schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
@@ -348,7 +318,7 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     from schedrelax.solvers.cpsat_backend import solve_cpsat
 
     workers = _check_threads(threads)
-    budget = _Budget(time_limit)
+    budget = Budget(time_limit)
     t0 = budget.t0
     start = _given_start(instance, start) if start is not None else best_start(instance, seed)
     t1 = time.perf_counter()

@@ -12,10 +12,54 @@ the proven lower bound within :data:`COST_MATCH`. The solver's own status is kep
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
 from schedrelax.result import COST_MATCH, cost_gap_ok, meets_bound, refutes  # noqa: F401 - re-exported
 from schedrelax.solvers.result import SolveResult
+
+
+SOLVE_RESERVE = 0.02
+"""Share of the time limit kept after an exact engine's solve for mapping its solution back to a
+schedule and verifying it, so the whole call ends within the limit."""
+
+MIN_SOLVE_SECONDS = 0.05
+"""A solver's time limit when the starts, the bound and the build have used the budget up: it
+still maps the start into the model and reports a bound."""
+
+
+class Budget:
+    """The time limit of a whole exact call: start schedules, LP bound, build, solve and read-back
+    count against it (CP-SAT's LP phase used to come on top of its limit, and 60 s calls ran 64-73
+    s; the HiGHS engines gave their solver the whole limit after the starts and the build, and the
+    malleable MIP each of its tangent rounds). None: no limit."""
+
+    def __init__(self, time_limit: float | None):
+        self.t0 = time.perf_counter()
+        self.time_limit = time_limit
+
+    def left(self, share: float = 1.0) -> float | None:
+        """*share* of the seconds left (at least :data:`MIN_SOLVE_SECONDS`), None without a limit."""
+        if self.time_limit is None:
+            return None
+        return max(MIN_SOLVE_SECONDS, share * (self.t0 + self.time_limit - time.perf_counter()))
+
+    def for_solve(self) -> float | None:
+        """A solver's time limit: what is left less :data:`SOLVE_RESERVE` of the limit."""
+        if self.time_limit is None:
+            return None
+        end = self.t0 + self.time_limit * (1.0 - SOLVE_RESERVE)
+        return max(MIN_SOLVE_SECONDS, end - time.perf_counter())
+
+    def remaining(self) -> float:
+        """The seconds left (negative past the limit; inf without one)."""
+        if self.time_limit is None:
+            return math.inf
+        return self.t0 + self.time_limit - time.perf_counter()
+
+    def spent(self) -> bool:
+        """True once the limit has passed (never without one)."""
+        return self.time_limit is not None and time.perf_counter() >= self.t0 + self.time_limit
 
 BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8, "mip_abs_gap": 0.0}
 """HiGHS options for the exact models with big-M rows (malleable event times, related disjunctions).

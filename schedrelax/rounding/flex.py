@@ -70,6 +70,7 @@ from schedrelax.models.malleable_mip import (
 )
 from schedrelax.rounding.exact import (
     COST_MATCH,
+    Budget,
     below,
     cheapest,
     exact_outcome,
@@ -892,7 +893,8 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
     if instance.n_jobs > max_jobs:
         raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
                              f"cases (raise max_jobs to try anyway)")
-    t0 = time.perf_counter()
+    budget = Budget(time_limit)  # the whole call: the starts, the build and every round's solve
+    t0 = budget.t0
     candidates = run_candidates(instance, MALLEABLE_STARTS, solver=solver, seed=0 if seed is None else seed)
     start = cheapest([r for r in candidates if _model_admits(instance, r.schedule, minima)])
     relaxation = strongest_bound(candidates)
@@ -912,8 +914,8 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
     while True:
         rounds += 1
         # Only the first round starts from the heuristic: later rounds add tangents its values may miss.
-        res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm and rounds == 1,
-                    **options)
+        res = solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap,
+                    warm_start=warm and rounds == 1, **options)
         if (res.best_bound is not None and start is not None and "presolve" not in options
                 and solver.partition(":")[0] == "highs" and start.objective < _below(res.best_bound)):
             # A verified schedule the model contains costs less than the bound HiGHS proved: its
@@ -922,7 +924,8 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
             options = {**options, "presolve": "off"}
             model, warm = build()
             rounds = 1
-            res = solve(model, solver=solver, time_limit=time_limit, mip_gap=mip_gap, warm_start=warm, **options)
+            res = solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap, warm_start=warm,
+                        **options)
         solve_seconds += res.solve_seconds + res.build_seconds
         if not res.status.has_solution:
             if start is not None:
@@ -931,7 +934,7 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
             raise NoOptimalSolutionError(f"malleable MIP: solver {res.solver!r} ended with status "
                                          f"{res.status.value!r}{hint}: {res.message}")
         sol = malleable_mip_solution(model, instance.size)
-        if rounds >= max_rounds or not add_power_tangents(model, instance, sol.flow_completion):
+        if rounds >= max_rounds or budget.spent() or not add_power_tangents(model, instance, sol.flow_completion):
             break
     schedule, added = (None, 0.0) if sol is None else _read_back(instance, sol, minima, res.solver)
     returned = keep_cheaper(instance, schedule, start)

@@ -15,6 +15,7 @@ from schedrelax.result import Result
 from schedrelax.errors import NoOptimalSolutionError
 from schedrelax.instances import MapReduceInstance
 from schedrelax.rounding.exact import (
+    Budget,
     cheapest,
     exact_outcome,
     keep_cheaper,
@@ -81,7 +82,8 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
     from schedrelax.solvers import solve
 
     model_name, preemptive = resolve_model(instance, model, preemptive)
-    t0 = time.perf_counter()
+    budget = Budget(time_limit)  # the whole call: the starts, the build and the solve
+    t0 = budget.t0
     candidates = run_candidates(instance, MAPREDUCE_STARTS, seed=0 if seed is None else seed,
                                 params={name: {"model": model_name} for name in MAPREDUCE_STARTS})
     start = cheapest(candidates, frozenset() if preemptive else frozenset({"non_preemptive"}))
@@ -98,7 +100,7 @@ def mip(instance: MapReduceInstance, *, solver: str = "highs", seed: int | None 
         options = {"mip_abs_gap": WHOLE_GAP}
     else:
         options = {"linearization_level": CPSAT_LINEARIZATION} if solver == "cpsat" else {}
-    res = solve(milp, solver, time_limit=time_limit, threads=threads, warm_start=warm, **options)
+    res = solve(milp, solver, time_limit=budget.for_solve(), threads=threads, warm_start=warm, **options)
     safe = milp.layout.safe
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"mapreduce MIP: solver {res.solver!r} ended with status {res.status.value!r} "

@@ -21,6 +21,7 @@ from schedrelax.models.related_mip import (
 from schedrelax.result import Result
 from schedrelax.rounding.cpsat import related_cpsat
 from schedrelax.rounding.exact import (
+    Budget,
     below,
     best_start,
     exact_outcome,
@@ -66,7 +67,8 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     # registry names this module by a string and imports it when it runs.
     from schedrelax.algorithms import run
 
-    t0 = time.perf_counter()
+    budget = Budget(time_limit)  # the whole call: the starts, the build and the solve
+    t0 = budget.t0
     relaxation = run("spc", instance, solver=solver)  # its LP-Schedule bound, and its schedule a candidate
     start = best_start(instance, RELATED_STARTS, solver=solver)
     if start is None or relaxation.objective < start.objective:
@@ -86,7 +88,7 @@ def related_mip(instance: RelatedInstance, *, solver: str = "highs", seed: int |
     warm = related_mip_start(model, unit, Schedule(moved.job, moved.task, moved.machine, (moved.start - o) * f,
                                                    (moved.end - o) * f, moved.rate, promises=moved.promises))
     t1 = time.perf_counter()
-    res = solve(model, solver, time_limit=time_limit, threads=threads, warm_start=warm,
+    res = solve(model, solver, time_limit=budget.for_solve(), threads=threads, warm_start=warm,
                 **exact_solver_options(solver))
     res = dataclasses.replace(res, objective=None if res.objective is None else res.objective / f + shift,
                               best_bound=None if res.best_bound is None else res.best_bound / f + shift)

@@ -55,6 +55,7 @@ from schedrelax.models.synchpack_lp import (
     spread_pools,
 )
 from schedrelax.rounding.exact import (
+    Budget,
     below,
     best_start,
     exact_outcome,
@@ -568,7 +569,8 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
 
         return packing_cpsat(instance, time_limit=time_limit, threads=threads, seed=seed)
     check_grid(instance)  # a refusal before the starts and the relaxation, not after them
-    t0 = time.perf_counter()
+    budget = Budget(time_limit)
+    t0 = budget.t0
     incumbent = evaluate(instance, fifo_packing(instance).schedule).objective
     start = relaxation = None
     if not preemptive:
@@ -580,24 +582,21 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     # The build counts against the time limit: a model whose terms would not go through Pyomo in
     # the time left is not built (600 k binaries took 25 s to build and compile under a 3 s limit).
     terms = build_terms(instance, upper_bound=incumbent, preemptive=preemptive)
-    budget = math.inf if time_limit is None else time_limit
-    left = budget - (time.perf_counter() - t0)
     model = warm = None
-    if terms <= MIP_BUILD_TERMS_PER_SECOND * left:
+    if terms <= MIP_BUILD_TERMS_PER_SECOND * budget.remaining():
         if preemptive:
             model = build_preemptive_mip(instance, upper_bound=incumbent)
         else:
             model = build_nonpreemptive_mip(instance, upper_bound=incumbent, lower_bound=below(lp_bound))
         warm = start is not None and packing_mip_start(model, start.schedule)
-        left = budget - (time.perf_counter() - t0)
     t1 = time.perf_counter()
-    if model is not None and left > 0:
-        res = solve(model, solver, time_limit=None if time_limit is None else left, threads=threads,
-                    warm_start=warm, **gap_options(solver))
+    if model is not None and not budget.spent():
+        res = solve(model, solver, time_limit=budget.for_solve(), threads=threads, warm_start=warm,
+                    **gap_options(solver))
     else:
         res = SolveResult(status=SolveStatus.LIMIT_NO_SOLUTION, objective=None, best_bound=None,
                           build_seconds=0.0, solve_seconds=0.0, solver=solver, solver_version="",
-                          message=f"time limit {budget:g} s reached before the solver ran (the model: about "
+                          message=f"time limit {time_limit:g} s reached before the solver ran (the model: about "
                                   f"{terms:,} terms, {'built' if model is not None else 'not built'})")
     if not res.status.has_solution and (start is None or res.status is not SolveStatus.LIMIT_NO_SOLUTION):
         raise NoOptimalSolutionError(f"packing MIP: solver {res.solver!r} ended with status {res.status.value!r} "
