@@ -383,14 +383,17 @@ def capacity_terms_of(form: str, starts: np.ndarray, qp: np.ndarray) -> int:
     return int((2 * (starts[live] - 1) + qp[live]).sum())
 
 
-STEP_RATIO = 16
+STEP_RATIO = 6
 """The MIP is built in step variables when its capacity rows in start variables would hold more
-than this many times the terms (about: when its tasks average over 2·STEP_RATIO slots). Measured
-with HiGHS 1.16 on the exact-reach packing instances (10 and 15 jobs, one task's time moved off
-the whole numbers to make the grid finer), time to proof start/step form: ratio 3.1 0.04/0.08 s,
-7.0 0.21/0.44, 13.5 1.9/2.1, 26 7.3/1.6, 29 12.5/8.4, 65 47/30; a 3-task instance in thousandths
-(ratio 245) 17.7/0.18 s; and on whole numbers (ratio under 10), 20-25 jobs, the step form was
-slower: 10.9 s against no proof in 60 s, 1.3/3.6, 11.9 s against none."""
+than this many times the terms (about: when its tasks average over 2·STEP_RATIO slots), and
+HiGHS solves it without presolve (which segfaulted HiGHS 1.16 on one step model from the fuzz).
+Measured with HiGHS 1.16 on the exact-reach packing instances, seconds to proof, start form /
+step form without presolve: on whole numbers (ratio 2.9-4.3) 15 jobs 0.11/0.37, 20 jobs 11.1/none
+in 60 s and 0.77/none, 25 jobs 48/none; with one task's time moved off the whole numbers to make
+the grid finer, 10 jobs at ratio 3.1 0.05/0.02, 7.0 0.22/0.04, 13.5 1.9/0.08, 26 7.1/0.14, 65
+45/0.38, 15 jobs at ratio 29 12.3/5.5; a 3-task instance in thousandths (ratio 245) 17.7/0.18 s.
+6 lies between the largest ratio where the start form won (4.3) and the smallest where the step
+form won by 5x (7.0); nothing was measured in between."""
 
 
 def choose_form(starts: np.ndarray, qp: np.ndarray) -> str:

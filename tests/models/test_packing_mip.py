@@ -2,6 +2,8 @@
 time unit, what each MIP is exact for, verified schedules, and MIP <= every algorithm of its class
 on random tiny instances."""
 
+import json
+
 import numpy as np
 import pytest
 from pyomo.core.expr.visitor import identify_variables
@@ -224,6 +226,33 @@ def test_a_model_that_would_not_be_built_in_the_time_left_is_not_built():
     assert r.lower_bound == run("synchpack2", inst).lower_bound
     with pytest.raises(AlgorithmError, match="4,200,030 binary variables .* more than the limit of 1,000,000"):
         run("mip", inst, params={"preemptive": True, "time_limit": 3.0})
+
+
+# From the unit-invariance fuzz (seed 51): 10 tasks in thousandths, a step model of 99,406 binaries.
+SEGFAULT_INSTANCE = '{"family": "packing", "schema_version": 1, "capacities": [0.5, 0.8, 0.8], "jobs": [{"tasks": [{"demand": 0.206, "placement": [0], "processing_time": [7.0]}, {"demand": 0.135, "placement": [0, 1, 2], "processing_time": [3.049, 8.5, 8.093]}, {"demand": 0.419, "placement": [0], "processing_time": [5.85]}], "weight": 1.0, "release": 0.0}, {"tasks": [{"demand": 0.764, "placement": [1], "processing_time": [1.0]}, {"demand": 0.639, "placement": [1], "processing_time": [0.56]}, {"demand": 0.191, "placement": [0, 1, 2], "processing_time": [7.0, 3.8, 9.6]}], "weight": 4.121, "release": 3.243}, {"tasks": [{"demand": 0.246, "placement": [1, 2], "processing_time": [6.0, 8.0]}], "weight": 3.9, "release": 0.0}, {"tasks": [{"demand": 0.144, "placement": [0, 1], "processing_time": [9.139, 2.2]}, {"demand": 0.734, "placement": [1, 2], "processing_time": [6.0, 3.0]}], "weight": 2.0, "release": 0.0}]}'
+
+
+def test_the_step_model_runs_without_the_highs_presolve_that_crashed_on_it():
+    # HiGHS 1.16's presolve segfaulted on this model (the whole process died); its symmetry
+    # detection took 15 s before the first node. The engine turns both off for step models. Run
+    # in a child process, so that a crash fails this test and not the whole session.
+    import subprocess
+    import sys
+
+    code = (
+        "import json, sys\n"
+        "from schedrelax.algorithms import run\n"
+        "from schedrelax.instances.base import from_dict\n"
+        "inst = from_dict(json.loads(sys.argv[1]))\n"
+        "r = run('mip', inst, params={'time_limit': 8.0})\n"
+        "print(json.dumps([r.status, r.info['variables'], r.info['solver_status']]))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code, SEGFAULT_INSTANCE], capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    status, variables, solver_status = json.loads(out.stdout.strip().splitlines()[-1])
+    assert variables == 99_406  # built (in step variables) and solved
+    assert status in ("optimal", "feasible") and solver_status in ("optimal", "feasible")
 
 
 def test_a_long_task_is_in_few_capacity_rows_per_start():
