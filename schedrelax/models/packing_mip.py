@@ -65,11 +65,12 @@ there), while no solver proves such an optimum anyway; the builders refuse up fr
 
 
 MAX_CAPACITY_TERMS = 5_000_000
-"""Most terms the non-preemptive MIP's capacity rows may hold (:func:`step_rows`: a task p slots
-long with n start slots on a machine is in n + p - 1 of them). In the start-variable form a start
-was in p rows, so long tasks made the rows far larger than the binaries (two tasks of 12,300 and
-157 slots: 3.9 M terms); the step form holds 2n + p - 2, and this limit rarely binds before
-:data:`MAX_BINARIES`. The builder refuses past it up front."""
+"""Most terms the non-preemptive MIP's capacity rows may hold, counted in the form it is built in
+(:func:`capacity_terms_of`): in start variables a start of a task p slots long is in p rows, so
+long tasks make the rows far larger than the binaries (two tasks of 12,300 and 157 slots: 3.9 M
+terms); in step variables, chosen for such tasks (:func:`choose_form`), a pair is in n + p - 1
+rows, and this limit rarely binds before :data:`MAX_BINARIES`. The builder refuses past it up
+front."""
 
 
 MAX_GRID_CELLS = 10_000_000
@@ -390,8 +391,8 @@ HiGHS solves it without presolve (which segfaulted HiGHS 1.16 on one step model 
 Measured with HiGHS 1.16 on the exact-reach packing instances, seconds to proof, start form /
 step form without presolve: on whole numbers (ratio 2.9-4.3) 15 jobs 0.11/0.37, 20 jobs 11.1/none
 in 60 s and 0.77/none, 25 jobs 48/none; with one task's time moved off the whole numbers to make
-the grid finer, 10 jobs at ratio 3.1 0.05/0.02, 7.0 0.22/0.04, 13.5 1.9/0.08, 26 7.1/0.14, 65
-45/0.38, 15 jobs at ratio 29 12.3/5.5; a 3-task instance in thousandths (ratio 245) 17.7/0.18 s.
+the grid finer, 10 jobs at ratio 3.1 0.05/0.02, 7.0 0.22/0.04, 13.5 1.9/0.06, 26 7.1/0.14, 65
+45/0.27, 15 jobs at ratio 29 12.3/5.5; a 3-task instance in thousandths (ratio 315) 17.7/0.22 s.
 6 lies between the largest ratio where the start form won (4.3) and the smallest where the step
 form won by 5x (7.0); nothing was measured in between."""
 
@@ -415,7 +416,8 @@ def step_rows(instance: PackingInstance, grid: TimeGrid, qt, qm, qp, end, vq, vs
     y[q, min(u, b_q)] - y[q, u-p]; and Σ_k (k+p) s[q, k] = (b_q+p) y[q, b_q] - Σ_{k<b_q} y[q, k].
     The map y <-> s is unimodular, so the LP relaxations have the same optimum and the 0/1 points
     are the same schedules; but a start is in at most two capacity rows, not p: 2n + p - 2 terms a
-    pair instead of n·p (a 3-task instance in thousandths: 4.4 M terms before, 18 k now)."""
+    pair instead of n·p (a 3-task instance in thousandths: 4.4 M capacity terms in start variables,
+    14 k in step variables)."""
     nv, nT, nJ = len(vq), instance.n_tasks, instance.n_jobs
     n = nv + nJ
     count = np.bincount(vq, minlength=len(qt))
@@ -670,8 +672,8 @@ def _schedule(model: pyo.ConcreteModel, rows) -> Schedule:
 def packing_mip_start(model: pyo.ConcreteModel, schedule: Schedule) -> bool:
     """Set a non-preemptive packing MIP's variables to a feasible non-preemptive *schedule* (one
     piece per task), for ``solve(..., warm_start=True)``: each task's start on its machine (in
-    step variables, 1 from its start slot on), C_j its job's last end. Returns False, setting nothing, for the preemptive model or
-    a schedule the model cannot express (a start off the time grid, outside the task's window, on
+    step variables, 1 from its start slot on), C_j its job's last end. Returns False, setting
+    nothing, for the preemptive model or a schedule the model cannot express (a start off the time grid, outside the task's window, on
     a pair the model does not have, or not one piece per task)."""
     lay: MIPLayout = model.layout
     inst = lay.instance
