@@ -98,7 +98,6 @@ LP_SHARE = 0.5
 CP-SAT's, which also raises the bound."""
 
 
-
 def _given_start(instance, start: Result) -> tuple[str, Schedule, float, dict[str, float]]:
     """A caller's start Result as :func:`best_start`'s tuple, verified on *instance* and costed
     afresh (a packing start must promise ``non_preemptive``: the model's schedules do)."""
@@ -230,7 +229,8 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
                   seed: int | None = None, use_lp: bool | None = None, start: Result | None = None) -> Result:
     """The packing ``mip`` with CP-SAT (non-preemptive PRP||Σ w_j C_j; see the module docstring).
 
-    *time_limit* bounds the whole call (start, LP bound, build, solve: :class:`~schedrelax.rounding.exact.Budget`).
+    *time_limit* bounds the whole call (start, LP bound, build, solve:
+    :class:`~schedrelax.rounding.exact.Budget`).
     *use_lp* None decides by size (:data:`LP_MIN_TASKS`), False skips the LP bound, True keeps it.
     *start*, a verified non-preemptive Result, replaces the start schedulers' best (:func:`sr.bracket
     <schedrelax.bracket.bracket>` passes the best schedule it found)."""
@@ -302,10 +302,10 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
                   seed: int | None = None, use_lp: bool | None = None, thresholds: bool = True,
                   start: Result | None = None) -> Result:
     """The related ``mip`` with CP-SAT (see the module docstring). *time_limit* bounds the whole
-    call (:class:`~schedrelax.rounding.exact.Budget`). *use_lp* False skips LP-Schedule (its bound and S-PC's start), None
-    decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out the completion-threshold
-    rows (for measuring what they bring); *start*, a verified Result, replaces the start
-    schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
+    call (:class:`~schedrelax.rounding.exact.Budget`). *use_lp* False skips LP-Schedule (its bound
+    and S-PC's start), None decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out
+    the completion-threshold rows (for measuring what they bring); *start*, a verified Result,
+    replaces the start schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
     from schedrelax.models.cpsat_packing import model_lower_limit
     from schedrelax.models.cpsat_related import (
         build_cpsat_related,

@@ -18,7 +18,6 @@ from typing import Any
 from schedrelax.result import COST_MATCH, cost_gap_ok, meets_bound, refutes  # noqa: F401 - re-exported
 from schedrelax.solvers.result import SolveResult
 
-
 SOLVE_RESERVE = 0.02
 """Share of the time limit kept after an exact engine's solve for mapping its solution back to a
 schedule and verifying it, so the whole call ends within the limit."""
@@ -60,6 +59,7 @@ class Budget:
     def spent(self) -> bool:
         """True once the limit has passed (never without one)."""
         return self.time_limit is not None and time.perf_counter() >= self.t0 + self.time_limit
+
 
 BIG_M_TOLERANCES = {"mip_feasibility_tolerance": 1e-8, "mip_abs_gap": 0.0}
 """HiGHS options for the exact models with big-M rows (malleable event times, related disjunctions).
