@@ -87,16 +87,20 @@ def test_lp_schedule_algorithms_keep_their_schedules_in_any_unit():
     assert tally.runs > 1000 and not tally.failures, _report(tally)
 
 
+MALLEABLE_AT_OFFSETS = (
+    "issue 31, one class left: the malleable mip at release offsets. Its model is solved in its own unit but "
+    "from time 0, so its big-M rows span the offset and HiGHS's absolute feasibility tolerance (1e-8) lets its "
+    "dual bound pass its own verified schedule's cost by 1.5e-6 relative: run() drops the bound, and the copy is "
+    "'feasible' where the unit copy is 'optimal' (seed 3102, instance 0: scale 0.01 at offset 1000, scale 10 at "
+    "10^6; 2 of 2,016 runs; with the tolerance at 1e-10 the 10^6 copy agrees). The fix is the related MIP's: "
+    "solve from the earliest release (costs re-based by CostFunction.shifted). Measured at c71f700: packing, "
+    "related and mapreduce pass here (UNIT_INSTANCES=12), and benchmarks/fuzz_units.py --seed 51 found 0 "
+    "failures in 20,009 runs")
+
+
 @pytest.mark.slow
-@pytest.mark.xfail(strict=False, reason=(
-    "issue 31, measured on 20,074 runs (benchmarks/fuzz_units.py --seed 11, at b69afa3): 48 failures. Fixed since "
-    "(0 on the probes of the tests above): FlowFlex's flow LP bound (2) and knapsack ties (1), LP-Schedule (8), "
-    "FIFO's event ties (1), the packing MIP's windows at offsets (9); FlowFlex's objective at offsets (15) is now "
-    "compared at offset 0 only (its geometric grid is measured from 0, as its knapsack variants'); the malleable "
-    "mip 'optimal' -> 'feasible' or unreadable at 1e-8 and 1e-9 s (9; now solved in its own units: the 9 cases "
-    "agree). On the final code (--seed 41, 13,746 runs): 3 failures, all packing mip past the 22 s hang guard at "
-    "offsets near 10^6 (not investigated yet)"))
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", [pytest.param(f, marks=pytest.mark.xfail(strict=False, reason=MALLEABLE_AT_OFFSETS))
+                                    if f == "malleable" else f for f in FAMILIES])
 def test_same_verdicts_in_any_unit(family):
     rng = random.Random(3100 + FAMILIES.index(family))
     tally = Tally()
