@@ -389,12 +389,13 @@ STEP_RATIO = 6
 than this many times the terms (about: when its tasks average over 2·STEP_RATIO slots), and
 HiGHS solves it without presolve (which segfaulted HiGHS 1.16 on one step model from the fuzz).
 Measured with HiGHS 1.16 on the exact-reach packing instances, seconds to proof, start form /
-step form without presolve: on whole numbers (ratio 2.9-4.3) 15 jobs 0.11/0.37, 20 jobs 11.1/none
+step form without presolve: on whole numbers (ratio 2.9-3.8) 15 jobs 0.11/0.37, 20 jobs 11.1/none
 in 60 s and 0.77/none, 25 jobs 48/none; with one task's time moved off the whole numbers to make
 the grid finer, 10 jobs at ratio 3.1 0.05/0.02, 7.0 0.22/0.04, 13.5 1.9/0.06, 26 7.1/0.14, 65
 45/0.27, 15 jobs at ratio 29 12.3/5.5; a 3-task instance in thousandths (ratio 315) 17.7/0.22 s.
-6 lies between the largest ratio where the start form won (4.3) and the smallest where the step
-form won by 5x (7.0); nothing was measured in between."""
+6 lies between the largest ratio where the start form was measured to win (3.8; the exact-reach
+instances stay at 4.3 or below up to 40 jobs) and the smallest where the step form won by 5x
+(7.0); nothing was measured in between."""
 
 
 def choose_form(starts: np.ndarray, qp: np.ndarray) -> str:
