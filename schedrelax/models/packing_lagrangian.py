@@ -24,7 +24,7 @@ import numpy as np
 
 from schedrelax.instances import PackingInstance
 from schedrelax.instances._checks import flat_ranges
-from schedrelax.models.packing_mip import _free_room, _windows, time_grid
+from schedrelax.models.packing_mip import _free_room, start_windows
 
 
 @dataclass(frozen=True)
@@ -44,11 +44,8 @@ def lagrangian_bound(instance: PackingInstance, upper_bound: float, *, time_limi
     *upper_bound* (a verified schedule's cost, also the Polyak step's target), for at most
     *time_limit* seconds and *max_iterations* steps. AlgorithmError when the times are off grid."""
     t0 = time.perf_counter()
-    grid = time_grid(instance)
-    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
+    grid, qt, qm, qp, end, rj, last = start_windows(instance, upper_bound)
     job = instance.task_job
-    rj = rel[job[qt]]
-    last = end[job[qt]] - qp
     vq, vs = flat_ranges(rj, last)  # every (pair, start slot) in its window
     S = int(end.max())
     M, nT, nJ = instance.n_machines, instance.n_tasks, instance.n_jobs

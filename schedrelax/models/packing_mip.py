@@ -353,6 +353,16 @@ def _windows(instance: PackingInstance, grid: TimeGrid, upper_bound: float | Non
     return qt, qm, qp, rel, end
 
 
+def start_windows(instance: PackingInstance, upper_bound: float | None):
+    """The time grid, the usable pairs (task, machine, slots), each job's last slot end, and each
+    pair's first and last start slot (rj, last; none when last < rj), shared by the time-indexed
+    MIP, its LP and its Lagrangian bound."""
+    grid = time_grid(instance)
+    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
+    job = instance.task_job[qt]
+    return grid, qt, qm, qp, end, rel[job], end[job] - qp
+
+
 def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms: int | None,
                 form: str | None = "pulse"):
     """The time-indexed model's variables, shared by the MIP and its LP built as arrays: the time
@@ -360,10 +370,7 @@ def start_slots(instance: PackingInstance, upper_bound: float | None, max_terms:
     and slot (a pair's variables are consecutive, slots increasing), and the form (*form*, or
     :func:`choose_form`'s when None). AlgorithmError past the size limits (the capacity terms
     counted in that form), before anything is built."""
-    grid = time_grid(instance)
-    qt, qm, qp, rel, end = _windows(instance, grid, upper_bound)
-    rj = rel[instance.task_job[qt]]
-    last = end[instance.task_job[qt]] - qp
+    grid, qt, qm, qp, end, rj, last = start_windows(instance, upper_bound)
     starts = np.maximum(last - rj + 1, 0)
     form = form or choose_form(starts, qp)
     _check_grid(instance.n_machines, int(end.max()), grid)
@@ -427,7 +434,7 @@ def step_rows(instance: PackingInstance, grid: TimeGrid, qt, qm, qp, end, vq, vs
     lastv = first + count[live] - 1
     a, b, p = vs[first], vs[lastv], qp[live]
     S = int(end.max())
-    inner = np.flatnonzero(np.r_[False, vq[1:] == vq[:-1]]) if nv else np.empty(0, dtype=np.int64)
+    inner = np.flatnonzero(np.r_[False, vq[1:] == vq[:-1]])  # every variable but its pair's first
     monotone = sp.csr_array((np.r_[np.ones(len(inner)), -np.ones(len(inner))],
                              (np.r_[np.arange(len(inner)), np.arange(len(inner))], np.r_[inner, inner - 1])),
                             shape=(len(inner), n))

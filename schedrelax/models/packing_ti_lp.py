@@ -23,7 +23,7 @@ import numpy as np
 
 from schedrelax._matrix import MatrixProgram, ProgramBuilder
 from schedrelax.instances import PackingInstance
-from schedrelax.models.packing_mip import _windows, capacity_terms_of, start_slots, time_grid, time_indexed_rows
+from schedrelax.models.packing_mip import capacity_terms_of, start_slots, start_windows, time_indexed_rows
 
 
 def capacity_terms(instance: PackingInstance, upper_bound: float | None = None, form: str = "pulse") -> int:
@@ -31,9 +31,8 @@ def capacity_terms(instance: PackingInstance, upper_bound: float | None = None, 
     long is in p of them in the pulse form, :func:`~schedrelax.models.packing_mip.
     capacity_terms_of`): what its build and solve time grow with. AlgorithmError when the times
     are off every grid the MIP can use (:func:`~schedrelax.models.packing_mip.time_grid`)."""
-    qt, _, qp, rel, end = _windows(instance, time_grid(instance), upper_bound)
-    rj = rel[instance.task_job[qt]]
-    return capacity_terms_of(form, np.maximum(end[instance.task_job[qt]] - qp - rj + 1, 0), qp)
+    _, _, _, qp, _, rj, last = start_windows(instance, upper_bound)
+    return capacity_terms_of(form, np.maximum(last - rj + 1, 0), qp)
 
 
 def ti_lp_program(instance: PackingInstance, *, upper_bound: float | None = None,

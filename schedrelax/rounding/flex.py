@@ -854,7 +854,7 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     if instance.n_jobs > max_jobs:
         raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
                              f"cases (raise max_jobs to try anyway)")
-    kwargs = dict(solver=solver, seed=seed, minima=minima, time_limit=time_limit, mip_gap=mip_gap, max_jobs=max_jobs,
+    kwargs = dict(solver=solver, seed=seed, minima=minima, time_limit=time_limit, mip_gap=mip_gap,
                   max_rounds=max_rounds, warm_start=warm_start, bound_row=bound_row)
     f, c = _own_units(instance)
     if f == 1.0 and c == 1.0:
@@ -887,12 +887,9 @@ def _own_units(instance: MalleableInstance) -> tuple[float, float]:
 
 
 def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
-         time_limit: float | None = None, mip_gap: float | None = None, max_jobs: int = 12,
+         time_limit: float | None = None, mip_gap: float | None = None,
          max_rounds: int = 50, warm_start: bool = True, bound_row: bool = True) -> Result:
-    """:func:`mip` on the instance as it is (no change of units)."""
-    if instance.n_jobs > max_jobs:
-        raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
-                             f"cases (raise max_jobs to try anyway)")
+    """:func:`mip` on the instance as it is (no change of units; :func:`mip` checks ``max_jobs``)."""
     budget = Budget(time_limit)  # the whole call: the starts, the build and every round's solve
     t0 = budget.t0
     candidates = run_candidates(instance, MALLEABLE_STARTS, solver=solver, seed=0 if seed is None else seed)

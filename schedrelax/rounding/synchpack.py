@@ -592,7 +592,7 @@ def mip(instance: PackingInstance, *, solver: str = "highs", seed: int | None = 
     t1 = time.perf_counter()
     if model is not None and not budget.spent():
         options = gap_options(solver)
-        if getattr(model.layout, "form", None) == "step" and solver.partition(":")[0] == "highs":
+        if model.layout.form == "step" and solver.partition(":")[0] == "highs":
             # HiGHS 1.16's presolve crashed the process (a segfault) on a step model of 99,406
             # binaries from the unit-invariance fuzz, and without it the step form solved 10-75x
             # faster where it is chosen (models.packing_mip.STEP_RATIO). Its symmetry detection
