@@ -154,6 +154,28 @@ class MalleableInstance(Instance):
                            cost=fl.cost.rescaled(f, cost_factor)) for fl in self.flows)
         return MalleableInstance(processors=self.processors, flows=flows, objective=self.objective, name=self.name)
 
+    def shifted(self, origin: float) -> tuple[MalleableInstance, float]:
+        """``(g, k)``: the same instance with its time origin moved to *origin* (at most every
+        release): releases minus *origin*, each flow's cost re-based
+        (:meth:`CostFunction.shifted`). A schedule of g, its times plus *origin*, is one of this
+        instance, of cost k more (minisum). Releases and deadlines at most 2 × *origin* move
+        exactly (Sterbenz); later ones by a rounding each. Raises ValueError for a minimax
+        instance (each flow's constant would differ) or a cost that cannot be re-based (a power
+        cost), and for an *origin* past a release."""
+        o = float(origin)
+        if self.objective != "minisum":
+            raise ValueError(f"shifted: a {self.objective} instance cannot be re-based by one constant")
+        if not 0.0 <= o <= float(np.min(self.flow_release, initial=np.inf)):
+            raise ValueError(f"shifted: origin {o!r} must be in [0, the earliest release]")
+        flows, k = [], 0.0
+        for fl in self.flows:
+            cost, constant = fl.cost.shifted(o)
+            k += constant
+            flows.append(Flow(sizes=fl.sizes, max_processors=fl.max_processors, min_processors=fl.min_processors,
+                              edges=fl.edges, release=fl.release - o, cost=cost))
+        return MalleableInstance(processors=self.processors, flows=tuple(flows), objective=self.objective,
+                                 name=self.name), k
+
     @property
     def n_jobs(self) -> int:
         return len(self.size)

@@ -844,64 +844,36 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     as is a solver ending without a solution when there is no start.
     Refuses more than ``max_jobs`` jobs.
 
-    **Units.** The model is solved for the instance rescaled by powers of 2 (exact:
-    :meth:`~schedrelax.instances.MalleableInstance.rescaled`) so that its shortest job on its
-    maximum takes about 1 and its costs are about 1; the schedule and the bounds are mapped back
-    (``info["units"]``). The solver's tolerances are absolute: written in units of 1e-9 s, its
-    "optimal" schedules were 1 % off their bound ("feasible" after the check) and some could not
-    be read back (the unit-invariance fuzz).
+    **Units and origin.** The model is solved in a frame of its own (:class:`_ModelFrame`,
+    ``info["units"]``): time starts at the earliest release (a minisum instance whose costs can be
+    re-based, :meth:`~schedrelax.instances.MalleableInstance.shifted`; a minimax instance or a
+    power cost keeps time 0), and times and costs are rescaled by powers of 2 (exact:
+    :meth:`~schedrelax.instances.MalleableInstance.rescaled`) so that the shortest job on its
+    maximum takes about 1 and the costs are about 1. The start heuristics, the read-back, the
+    evaluation and every check run on the instance as given; the solver's values are mapped into
+    its frame. The solver's tolerances are absolute: written in units of 1e-9 s, its "optimal"
+    schedules were 1 % off their bound ("feasible" after the check), and with releases at 10^6
+    its big-M rows spanned the offset, where a feasibility tolerance of 1e-8 let its dual bound
+    pass its own schedule's cost by 1.5e-6 relative (the unit-invariance fuzz).
     """
     if instance.n_jobs > max_jobs:
         raise AlgorithmError(f"mip: {instance.n_jobs} jobs is more than max_jobs={max_jobs}; the MIP is for small "
                              f"cases (raise max_jobs to try anyway)")
-    kwargs = dict(solver=solver, seed=seed, minima=minima, time_limit=time_limit, mip_gap=mip_gap,
-                  max_rounds=max_rounds, warm_start=warm_start, bound_row=bound_row)
-    f, c = _own_units(instance)
-    if f == 1.0 and c == 1.0:
-        return _mip(instance, **kwargs)
-    r = _mip(instance.rescaled(f, c), **kwargs)
-    s = r.schedule
-    back = Schedule(s.job, s.task, s.machine, s.start / f, s.end / f, s.rate, promises=s.promises, meta=s.meta)
-    info = dict(r.info)
-    for key in ("best_bound", "mip_objective", "schedule_cost", "start_objective", "relaxation_bound"):
-        if info.get(key) is not None:
-            info[key] = info[key] / c
-    for key in ("horizon", "added_time"):
-        if info.get(key) is not None:
-            info[key] = info[key] / f
-    info["units"] = {"time_factor": f, "cost_factor": c}
-    return replace(r, schedule=back, lower_bound=None if r.lower_bound is None else r.lower_bound / c, info=info)
-
-
-def _own_units(instance: MalleableInstance) -> tuple[float, float]:
-    """Powers of 2 (f, c) that bring the instance's time scale (its shortest job on its maximum)
-    and its costs (each flow's at its least completion and at the horizon, the largest) to about 1."""
-    from schedrelax.models.malleable_mip import _flow_lower_bounds, mip_horizon
-
-    f = unit_factor(time_scale(instance))
-    timed = instance.rescaled(f) if f != 1.0 else instance
-    lower, H = _flow_lower_bounds(timed), mip_horizon(timed)
-    values = np.abs([float(fl.cost(t)) for fl, lo in zip(timed.flows, lower) for t in (lo, H)])
-    values = values[np.isfinite(values) & (values > 0)]
-    return f, unit_factor(float(values.max())) if len(values) else 1.0
-
-
-def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None = None, minima: bool = True,
-         time_limit: float | None = None, mip_gap: float | None = None,
-         max_rounds: int = 50, warm_start: bool = True, bound_row: bool = True) -> Result:
-    """:func:`mip` on the instance as it is (no change of units; :func:`mip` checks ``max_jobs``)."""
     budget = Budget(time_limit)  # the whole call: the starts, the build and every round's solve
     t0 = budget.t0
     candidates = run_candidates(instance, MALLEABLE_STARTS, solver=solver, seed=0 if seed is None else seed)
     start = cheapest([r for r in candidates if _model_admits(instance, r.schedule, minima)])
     relaxation = strongest_bound(candidates)
     t1 = time.perf_counter()
-    ub = start.objective if warm_start and start is not None else None
-    lb = below(relaxation.lower_bound) if bound_row and relaxation is not None else None
+    frame = _ModelFrame.of(instance)
+    unit = frame.instance
+    ub = frame.cost_in(start.objective, up=True) if warm_start and start is not None else None
+    lb = below(frame.cost_in(relaxation.lower_bound, up=False)) if bound_row and relaxation is not None else None
 
     def build():
-        model = build_malleable_mip(instance, minima=minima, upper_bound=ub, lower_bound=lb)
-        return model, ub is not None and malleable_mip_start(model, instance, start.schedule)
+        model = build_malleable_mip(unit, minima=minima, upper_bound=ub, lower_bound=lb)
+        moved = frame.schedule_in(start.schedule) if ub is not None else None
+        return model, moved is not None and malleable_mip_start(model, unit, moved)
 
     model, warm = build()
     build_seconds = time.perf_counter() - t1
@@ -911,8 +883,8 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
     while True:
         rounds += 1
         # Only the first round starts from the heuristic: later rounds add tangents its values may miss.
-        res = solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap,
-                    warm_start=warm and rounds == 1, **options)
+        res = frame.result_out(solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap,
+                                     warm_start=warm and rounds == 1, **options))
         if (res.best_bound is not None and start is not None and "presolve" not in options
                 and solver.partition(":")[0] == "highs" and start.objective < _below(res.best_bound)):
             # A verified schedule the model contains costs less than the bound HiGHS proved: its
@@ -921,8 +893,8 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
             options = {**options, "presolve": "off"}
             model, warm = build()
             rounds = 1
-            res = solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap, warm_start=warm,
-                        **options)
+            res = frame.result_out(solve(model, solver=solver, time_limit=budget.for_solve(), mip_gap=mip_gap,
+                                         warm_start=warm, **options))
         solve_seconds += res.solve_seconds + res.build_seconds
         if not res.status.has_solution:
             if start is not None:
@@ -930,10 +902,11 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
             hint = " (with minima=True the minima of jobs ready together must fit the processors)" if minima else ""
             raise NoOptimalSolutionError(f"malleable MIP: solver {res.solver!r} ended with status "
                                          f"{res.status.value!r}{hint}: {res.message}")
-        sol = malleable_mip_solution(model, instance.size)
-        if rounds >= max_rounds or budget.spent() or not add_power_tangents(model, instance, sol.flow_completion):
+        sol = malleable_mip_solution(model, unit.size)
+        if rounds >= max_rounds or budget.spent() or not add_power_tangents(model, unit, sol.flow_completion):
             break
-    schedule, added = (None, 0.0) if sol is None else _read_back(instance, sol, minima, res.solver)
+    schedule, added = (None, 0.0) if sol is None else _read_back(instance, frame.solution_out(sol), minima,
+                                                                 res.solver, frame)
     returned = keep_cheaper(instance, schedule, start)
     kept = None if returned is schedule else start.algorithm
     if kept is not None and minima and "respects_minima" not in returned.promises:
@@ -948,12 +921,12 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
                    f"{start.objective!r}: not a lower bound, so dropped")
         res = replace(res, best_bound=None)
     bound, kind = larger_bound(res, relaxation)
-    outcome = exact_outcome(cost, sol.objective if sol is not None else float("inf"), bound, res)
+    outcome = exact_outcome(cost, frame.cost_out(sol.objective) if sol is not None else float("inf"), bound, res)
     info = {**outcome, "events": len(model.K), "refuted": refuted, "presolve_off": "presolve" in options,
             "returned_instead": kept, "added_time": added, "start": None if start is None else start.algorithm,
             "start_objective": None if start is None else start.objective, "warm_start": warm,
             "relaxation_bound": None if relaxation is None else relaxation.lower_bound,
-            "horizon": float(model.horizon.value),
+            "horizon": frame.time_out(float(model.horizon.value)), "units": frame.describe(),
             "variables": model.nvariables(), "constraints": model.nconstraints(), "rounds": rounds}
     return Result(algorithm="mip", schedule=returned, lower_bound=bound, bound_kind=kind,
                   guarantee=1.0 if outcome["optimal"] else None,
@@ -963,10 +936,96 @@ def _mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None
                   info=info)
 
 
-def _read_back(instance: MalleableInstance, sol, minima: bool, solver: str) -> tuple[Schedule, float]:
-    """The schedule of a solved malleable MIP (see :func:`mip`) and the time its read-back added."""
-    times = snap_to_data_times(sol.times, _data_times(instance))
-    times[:-1] = np.maximum(times[:-1], sol.not_before)
+@dataclass(frozen=True)
+class _ModelFrame:
+    """The frame the malleable MIP is solved in: a time t of the instance is ``(t - origin) *
+    time_factor`` there, a cost v is ``(v - cost_offset) * cost_factor`` (see :func:`mip`).
+    ``instance`` is the instance in that frame."""
+
+    instance: MalleableInstance
+    origin: float
+    time_factor: float
+    cost_offset: float
+    cost_factor: float
+
+    @classmethod
+    def of(cls, instance: MalleableInstance) -> _ModelFrame:
+        """The frame of *instance*: origin at its earliest release where its costs can be re-based,
+        then powers of 2 that bring its time scale (its shortest job on its maximum) and its costs
+        (each flow's at its least completion and at the horizon, the largest) to about 1."""
+        from schedrelax.models.malleable_mip import _flow_lower_bounds, mip_horizon
+
+        o, k, moved = float(np.min(instance.flow_release)), 0.0, instance
+        try:
+            if o > 0:
+                moved, k = instance.shifted(o)
+        except ValueError:  # minimax, or a power cost: the origin stays at 0
+            o, k, moved = 0.0, 0.0, instance
+        f = unit_factor(time_scale(moved))
+        timed = moved.rescaled(f) if f != 1.0 else moved
+        lower, H = _flow_lower_bounds(timed), mip_horizon(timed)
+        values = np.abs([float(fl.cost(t)) for fl, lo in zip(timed.flows, lower) for t in (lo, H)])
+        values = values[np.isfinite(values) & (values > 0)]
+        c = unit_factor(float(values.max())) if len(values) else 1.0
+        unit = moved.rescaled(f, c) if (f, c) != (1.0, 1.0) else moved
+        return cls(unit, o, f, k, c)
+
+    def describe(self) -> dict:
+        return {"time_factor": self.time_factor, "cost_factor": self.cost_factor, "origin": self.origin,
+                "cost_offset": self.cost_offset}
+
+    def time_out(self, t):
+        return t / self.time_factor + self.origin
+
+    def cost_out(self, v: float) -> float:
+        return v / self.cost_factor + self.cost_offset
+
+    def cost_in(self, v: float | None, *, up: bool) -> float | None:
+        """*v* in the frame, moved by the subtraction's round-off (4 ulps of |v|) up or down, so
+        that a cap (``up``) or a bound row stays on the safe side of the exact value."""
+        if v is None or not math.isfinite(v):
+            return None
+        room = 4.0 * math.ulp(v) if self.cost_offset else 0.0
+        return ((v + room if up else v - room) - self.cost_offset) * self.cost_factor
+
+    def schedule_in(self, schedule: Schedule) -> Schedule | None:
+        """*schedule* in the frame (for a warm start: only its order is used), None when two of a
+        piece's times meet in the subtraction of the origin."""
+        start, end = (schedule.start - self.origin) * self.time_factor, (schedule.end - self.origin) * self.time_factor
+        if np.any(end <= start):
+            return None
+        return Schedule(schedule.job, schedule.task, schedule.machine, start, end, schedule.rate,
+                        promises=schedule.promises, meta=schedule.meta)
+
+    def result_out(self, res):
+        """A solve's objective and bound mapped out of the frame."""
+        return replace(res, objective=None if res.objective is None else self.cost_out(res.objective),
+                       best_bound=None if res.best_bound is None else self.cost_out(res.best_bound))
+
+    def solution_out(self, sol):
+        """A read model solution with its times and work in the instance's own frame (the
+        read-back then makes it exact for the instance as given)."""
+        return replace(sol, times=self.time_out(sol.times), work=sol.work / self.time_factor,
+                       not_before=self.time_out(sol.not_before),
+                       flow_completion=self.time_out(sol.flow_completion), objective=self.cost_out(sol.objective))
+
+    def snap_window(self, anchors: np.ndarray) -> float:
+        """:data:`_SNAP_TIME` in the instance's time unit, and at least the round-off that mapping
+        a time out of the frame leaves near the data times *anchors* (4 ulps of the latest)."""
+        latest = float(np.max(np.abs(anchors), initial=0.0))
+        return max(_SNAP_TIME / self.time_factor, 4.0 * math.ulp(latest) if self.origin else 0.0)
+
+
+def _read_back(instance: MalleableInstance, sol, minima: bool, solver: str,
+               frame: _ModelFrame) -> tuple[Schedule, float]:
+    """The schedule of a solved malleable MIP (see :func:`mip`), its solution *sol* mapped out of
+    *frame*, and the time its read-back added."""
+    anchors = _data_times(instance)
+    window = frame.snap_window(anchors)
+    times = snap_to_data_times(sol.times, anchors, window)
+    # A release mapped out of the frame is the instance's own within round-off: put it back on it.
+    not_before = snap_to_data_times(sol.not_before, np.unique(instance.flow_release), window)
+    times[:-1] = np.maximum(times[:-1], not_before)
     times = np.maximum.accumulate(times)
     try:
         bounds, rates, lower = fit_interval_rates(times, sol.work, sol.ready, instance.size, instance.processors,

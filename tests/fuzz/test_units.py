@@ -87,20 +87,8 @@ def test_lp_schedule_algorithms_keep_their_schedules_in_any_unit():
     assert tally.runs > 1000 and not tally.failures, _report(tally)
 
 
-MALLEABLE_AT_OFFSETS = (
-    "issue 31, one class left: the malleable mip at release offsets. Its model is solved in its own unit but "
-    "from time 0, so its big-M rows span the offset and HiGHS's absolute feasibility tolerance (1e-8) lets its "
-    "dual bound pass its own verified schedule's cost by 1.5e-6 relative: run() drops the bound, and the copy is "
-    "'feasible' where the unit copy is 'optimal' (seed 3102, instance 0: scale 0.01 at offset 1000, scale 10 at "
-    "10^6; 2 of 2,016 runs; with the tolerance at 1e-10 the 10^6 copy agrees). The fix is the related MIP's: "
-    "solve from the earliest release (costs re-based by CostFunction.shifted). Measured at c71f700: packing, "
-    "related and mapreduce pass here (UNIT_INSTANCES=12), and benchmarks/fuzz_units.py --seed 51 found 0 "
-    "failures in 20,009 runs")
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize("family", [pytest.param(f, marks=pytest.mark.xfail(strict=False, reason=MALLEABLE_AT_OFFSETS))
-                                    if f == "malleable" else f for f in FAMILIES])
+@pytest.mark.parametrize("family", FAMILIES)
 def test_same_verdicts_in_any_unit(family):
     rng = random.Random(3100 + FAMILIES.index(family))
     tally = Tally()
@@ -225,3 +213,26 @@ def test_malleable_mip_proves_the_same_optimum_in_nanoseconds(doc):
     from schedrelax.schedules import time_scale
 
     assert 0.7 < tiny.info["units"]["time_factor"] * time_scale(from_dict(transform(doc, 1e-9, 0.0))) < 1.42
+
+
+SEED_3102 = {"family": "malleable", "schema_version": 1, "processors": 4, "objective": "minisum", "flows": [
+    {"sizes": [0.1], "max_processors": [3], "edges": [], "release": 0.0, "cost": {"kind": "completion", "weight": 1.152}},
+    {"sizes": [9.62], "max_processors": [4], "edges": [], "release": 1.0, "cost": {"kind": "completion", "weight": 4.0}},
+    {"sizes": [8.377, 1.093, 9.0], "max_processors": [1, 3, 2], "edges": [[0, 1]], "release": 3.0,
+     "cost": {"kind": "completion", "weight": 3.0}}]}
+
+
+@pytest.mark.parametrize(("scale", "offset"), [(0.01, 1000.0), (10.0, 1e6)])
+def test_malleable_mip_proves_the_same_optimum_from_a_late_origin(scale, offset):
+    # The slow property's instance 0 (seed 3102). With the model solved from time 0, its big-M rows
+    # spanned the offset and HiGHS's absolute feasibility tolerance (1e-8) let its dual bound pass
+    # the MIP's own verified schedule by 1.5e-6 relative (8152.506 against 8152.494 at scale 0.01,
+    # offset 1000): run() dropped it and the copy was "feasible" where the unit copy is "optimal".
+    # The model is now solved from the earliest release (MalleableInstance.shifted).
+    unit = run("mip", from_dict(SEED_3102), time_limit=20)
+    late = run("mip", from_dict(transform(SEED_3102, scale, offset)), time_limit=20)
+    assert unit.status == late.status == "optimal"
+    assert late.info["units"]["origin"] == offset
+    weight = sum(f["cost"]["weight"] for f in SEED_3102["flows"])
+    assert late.objective == pytest.approx(scale * unit.objective + offset * weight, rel=1e-7)
+    assert late.lower_bound <= late.objective

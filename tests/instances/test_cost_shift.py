@@ -46,3 +46,44 @@ def test_power_cannot_be_shifted_except_at_zero():
 def test_shift_time_must_be_nonnegative():
     with pytest.raises(ValueError, match="now must be a finite number >= 0"):
         costs.completion().shifted(-1.0)
+
+
+def _flows_instance(objective="minisum", last_cost=None):
+    from schedrelax.instances import Flow, MalleableInstance
+
+    cost = [costs.completion(2.0), costs.tardiness(9.0, 1.5), costs.sla([6.0, 12.0], [1.0, 2.0]),
+            last_cost or costs.tardy(20.0, 4.0)]
+    flows = tuple(Flow(sizes=[3.0, 1.0], max_processors=[2, 1], edges=[(0, 1)], release=r, cost=c)
+                  for r, c in zip([4.0, 5.0, 4.5, 8.0], cost))
+    return MalleableInstance(processors=3, flows=flows, objective=objective)
+
+
+def test_a_shifted_instance_costs_its_constant_less_for_every_schedule():
+    # Every flow's cost re-based at the earliest release (4): a schedule of the shifted instance,
+    # moved back by 4, is one of the instance, at cost k more. Checked on FIFO's and Fair's
+    # schedules of the shifted instance, evaluated by the verifier's evaluation on both.
+    from schedrelax.algorithms import run
+    from schedrelax.schedules import Schedule, evaluate
+
+    inst = _flows_instance()
+    moved, k = inst.shifted(4.0)
+    assert moved.flow_release.tolist() == [0.0, 1.0, 0.5, 4.0]
+    # By hand: completion 2(4 + t) = 2t + 8; the others' deadlines are all ahead of 4, so 0.
+    assert k == 8.0
+    for name in ("fifo", "fair"):
+        s = run(name, moved).schedule
+        back = Schedule(s.job, s.task, s.machine, s.start + 4.0, s.end + 4.0, s.rate, promises=s.promises)
+        assert evaluate(inst, back).objective == pytest.approx(evaluate(moved, s).objective + k, rel=1e-12)
+
+
+@pytest.mark.parametrize("origin", [-1.0, 4.5])
+def test_a_shift_past_a_release_or_below_zero_is_refused(origin):
+    with pytest.raises(ValueError, match="origin"):
+        _flows_instance().shifted(origin)
+
+
+def test_minimax_and_power_costs_are_not_shifted():
+    with pytest.raises(ValueError, match="minimax"):
+        _flows_instance("minimax").shifted(4.0)
+    with pytest.raises(ValueError, match="power"):
+        _flows_instance(last_cost=costs.power(2.0)).shifted(4.0)

@@ -132,15 +132,18 @@ def test_mip_beyond_max_jobs_is_an_algorithm_error(tmp_path, capsys):
     assert "more than max_jobs=12" in cli_error(["solve", str(path), "-a", "mip"], capsys)
 
 
-def test_highs_rejecting_the_model_is_an_algorithm_error_with_the_reason():
+def test_highs_rejecting_the_model_is_an_algorithm_error_with_the_reason(monkeypatch):
     # A power cost p = 3 at sizes ~1e7: written in the instance's units, the MIP's coefficients
-    # pass HiGHS's largest matrix value (the model as it is, rounding.flex._mip).
-    from schedrelax.rounding.flex import _mip
+    # pass HiGHS's largest matrix value (the model in the instance's own frame).
+    from schedrelax.rounding import flex
 
     inst = from_dict(malleable(2, size=1.3e7, p=3))
-    with pytest.raises(AlgorithmError, match=r"HiGHS rejected the model compiled from 'malleable_mip': a constraint "
-                                             r"coefficient of .* is beyond HiGHS's limit 1e\+15 \(large_matrix_value\)"):
-        _mip(inst, time_limit=5)
+    with monkeypatch.context() as m:
+        m.setattr(flex._ModelFrame, "of", classmethod(lambda cls, instance: cls(instance, 0.0, 1.0, 0.0, 1.0)))
+        with pytest.raises(AlgorithmError, match=r"HiGHS rejected the model compiled from 'malleable_mip': a "
+                                                 r"constraint coefficient of .* is beyond HiGHS's limit 1e\+15 "
+                                                 r"\(large_matrix_value\)"):
+            flex.mip(inst, time_limit=5)
     # The mip algorithm solves it in its own units (powers of 2) and proves the optimum. By hand: job
     # 0 (1.3e7, one processor) and job 1 (2.6e7, two) side by side, job 1 on both once job 0 is done:
     # C = 1.3e7 and 1.95e7, cost 1.3e7^3 + 1.95e7^3 = 9.611875e21 (job 1 first: 2.6e7 for job 0, dearer).

@@ -338,7 +338,7 @@ def test_mip_is_not_labelled_optimal_when_its_schedule_costs_more(monkeypatch):
     # at 36.565173820 > its deadline, so the schedule costs flow 2's weight (minimax: the max of
     # 0, 0, w_2), above the proven 0 — the result must say feasible and report both numbers.
     inst = _seed_90040()
-    monkeypatch.setattr(flex_module, "snap_to_data_times", lambda times, anchors: np.round(times, 9))
+    monkeypatch.setattr(flex_module, "snap_to_data_times", lambda times, anchors, window=None: np.round(times, 9))
     # Without starts: the fallback to a cheaper start schedule would hide the rebuilt one here.
     monkeypatch.setattr(flex_module, "MALLEABLE_STARTS", ())
     res = run("mip", inst)
