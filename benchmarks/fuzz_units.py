@@ -8,7 +8,9 @@ offset) pairs (scales 10^-9..10^6, offsets 0, 1, 10^3, 10^6 and a random one up 
 every registered algorithm, until ``--runs`` runs are done or ``--minutes`` have passed. Prints
 runs, copies, copies refused at load, the scales and offsets used, failures by (family,
 algorithm, kind) and hangs, and writes them with every failure's instance to ``--out``. Exit
-status 1 if any failure was found.
+status 1 if any failure was found. The families: packing, related, malleable (completion costs),
+mapreduce, and malleable-costs (tardy, tardiness, lateness, SLA and stretch costs, minisum or
+minimax; their deadlines move with the releases).
 """
 
 from __future__ import annotations
@@ -23,14 +25,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.fuzz.units import FAMILIES, Tally, check_instance, copies_for, random_instance  # noqa: E402
+from tests.fuzz.units import FAMILIES, VARIANTS, Tally, check_instance, copies_for, random_instance  # noqa: E402
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=20000)
     ap.add_argument("--minutes", type=float, default=None)
-    ap.add_argument("--families", default=",".join(FAMILIES))
+    ap.add_argument("--families", default=",".join((*FAMILIES, *VARIANTS)),
+                    help=f"fuzz families, comma-separated: {', '.join((*FAMILIES, *VARIANTS))}")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--copies", type=int, default=16)
     ap.add_argument("--out", default="units_report.json")

@@ -190,11 +190,16 @@ def _fair_events(instance: MalleableInstance, name: str, *, by_job: bool) -> Res
         if not len(running):
             t = next_release  # finite: an unfinished job waits for its flow's release
             continue
-        finish_in = rem[running] / rate[running]
-        step = min(float(finish_in.min()), next_release - t)
+        # The next event as a time, not t plus a step: a release is reached exactly (t + (r − t)
+        # can fall an ulp short of r, and r then comes again an ulp later), and a job whose
+        # finish lies within an ulp of t ends at t (t + its time left rounds to t) instead of
+        # never moving the clock.
+        finish_at = t + rem[running] / rate[running]
+        t_next = min(float(finish_at.min()), next_release)
+        step = t_next - t
         rem[running] -= rate[running] * step
-        ends = running[(rem[running] <= _FINISHED * size[running]) | (finish_in <= step)]
-        t += step
+        ends = running[(rem[running] <= _FINISHED * size[running]) | (finish_at <= t_next)]
+        t = t_next
         rem[ends] = 0.0
         done[ends] = True
         finished += len(ends)
@@ -208,9 +213,13 @@ def _fair_events(instance: MalleableInstance, name: str, *, by_job: bool) -> Res
         out_start.append(piece_start[last])
         out_end.append(np.full(len(last), t))
         out_rate.append(rate[last])
-    job = np.concatenate(out_job)
-    schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED),
-                        np.concatenate(out_start), np.concatenate(out_end), np.concatenate(out_rate),
+    job, start, end, rate = (np.concatenate(out_job), np.concatenate(out_start), np.concatenate(out_end),
+                             np.concatenate(out_rate))
+    # A share changed and changed back at one instant (events within an ulp of each other): a
+    # piece of no length, which does no work.
+    lasting = end > start
+    job, start, end, rate = job[lasting], start[lasting], end[lasting], rate[lasting]
+    schedule = Schedule(job, np.zeros(len(job), dtype=np.int64), np.full(len(job), POOLED), start, end, rate,
                         promises=frozenset({"respects_minima"}) if by_job and not normalised else frozenset(),
                         meta={"algorithm": name})
     info = {"events": events, **({"minima_normalised": normalised} if by_job else {})}

@@ -17,7 +17,7 @@ import pytest
 from schedrelax.algorithms import available, run
 from schedrelax.errors import InstanceError
 from schedrelax.instances.base import from_dict
-from tests.fuzz.units import FAMILIES, Tally, check_instance, copies_for, plan, random_instance, transform
+from tests.fuzz.units import FAMILIES, VARIANTS, Tally, check_instance, copies_for, plan, random_instance, transform
 
 SLOW_INSTANCES = int(os.environ.get("UNIT_INSTANCES", "40"))
 
@@ -27,10 +27,11 @@ def _report(tally: Tally) -> str:
                      f"\n  instance: {f['instance']}" for f in tally.failures[:10])
 
 
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", (*FAMILIES, *VARIANTS))
 def test_same_verdicts_in_any_unit_fast(family):
     rng = random.Random(31)
-    names = [(n, p) for n, p in plan(family) if not next(s for s in available(family) if s.name == n).uses_solver]
+    kind = VARIANTS.get(family, family)
+    names = [(n, p) for n, p in plan(kind) if not next(s for s in available(kind) if s.name == n).uses_solver]
     copies = [(1.0, 1e6)] if family == "mapreduce" else [(1e-6, 0.0), (1e-3, 1e6), (1e3, 1.0)]
     tally = Tally()
     check_instance(random_instance(family, rng), copies, tally, names)
@@ -88,9 +89,9 @@ def test_lp_schedule_algorithms_keep_their_schedules_in_any_unit():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("family", FAMILIES)
+@pytest.mark.parametrize("family", (*FAMILIES, *VARIANTS))
 def test_same_verdicts_in_any_unit(family):
-    rng = random.Random(3100 + FAMILIES.index(family))
+    rng = random.Random(3100 + (*FAMILIES, *VARIANTS).index(family))
     tally = Tally()
     for _ in range(SLOW_INSTANCES):
         check_instance(random_instance(family, rng), copies_for(family, rng, 16), tally)
@@ -236,3 +237,22 @@ def test_malleable_mip_proves_the_same_optimum_from_a_late_origin(scale, offset)
     weight = sum(f["cost"]["weight"] for f in SEED_3102["flows"])
     assert late.objective == pytest.approx(scale * unit.objective + offset * weight, rel=1e-7)
     assert late.lower_bound <= late.objective
+
+
+FAIR_EVENTS = {"family": "malleable", "schema_version": 1, "processors": 4, "objective": "minisum", "flows": [
+    {"sizes": [8.805], "max_processors": [1], "edges": [], "release": 0.0, "cost": {"kind": "completion", "weight": 1.989}},
+    {"sizes": [7.2], "max_processors": [3], "edges": [], "release": 4.4, "cost": {"kind": "completion", "weight": 4.0}},
+    {"sizes": [2.8], "max_processors": [2], "edges": [], "release": 3.0, "cost": {"kind": "completion", "weight": 3.61}}]}
+
+
+@pytest.mark.parametrize("name", ["fair", "fair-paper"])
+@pytest.mark.parametrize(("scale", "offset"), [(1e-9, 1.0), (1e-6, 1000.0)])
+def test_fair_reaches_each_release_exactly(name, scale, offset):
+    # From the malleable-costs fuzz (seed 8; Fair reads no cost). Fair's clock moved by t += step:
+    # at 1 + 3e-9 the release was reached an ulp short, came again an ulp later, and a share that
+    # changed and changed back at one instant gave a piece of no length ("end 1.0000000044 must
+    # be after start 1.0000000044", run() refused the schedule).
+    unit = run(name, from_dict(FAIR_EVENTS))
+    moved = run(name, from_dict(transform(FAIR_EVENTS, scale, offset)))
+    weight = sum(f["cost"]["weight"] for f in FAIR_EVENTS["flows"])
+    assert moved.objective == pytest.approx(scale * unit.objective + offset * weight, rel=1e-9)

@@ -38,14 +38,21 @@ OBJECTIVE_MATCH = 1e-6
 
 FAMILIES = ("packing", "related", "malleable", "mapreduce")
 
+VARIANTS = {"malleable-costs": "malleable"}
+"""Fuzz families beside :data:`FAMILIES` whose documents are of another family: ``malleable-costs``
+draws malleable instances with deadline, step and stretch costs (tardy, tardiness, lateness, SLA,
+stretch; minisum or minimax), whose deadlines move with the releases."""
+
 ORIGIN_ANCHORED = {
     "packing": frozenset({"synchpack1", "synchpack2"}),
     "related": frozenset({"spc", "mars", "map-only", "identical-machine"}),
-    "malleable": frozenset({"flowflex", "flowflex-knapsack", "flowflex-universal"}),
+    "malleable": frozenset({"flowflex", "flowflex-knapsack", "flowflex-universal", "flowflex-minimax"}),
 }
 """Algorithms whose schedule depends on where time 0 is, by their paper's construction: paper
 003's interval grid d_l = u(1+ε)^l and paper 000's geometric grid g_ℓ = g_0(1+ε)^ℓ (FlowFlex's
-flow LP) and geometric deadlines a_i = ℓρ^i (Algorithms 2-3) are measured from time 0,
+flow LP) and geometric deadlines a_i = ℓρ^i (Algorithms 2-3) are measured from time 0, as is
+the test C ≤ 2·D of its minimax search (§2.3.3: 2·D doubles a deadline counted from time 0;
+measured with step costs: one SLA step more or less at offsets 1 and 10^6),
 and paper 004's LP-Schedule orders jobs by an LP whose parallel inequalities are too. Shifting
 every release by an offset changes their schedule (measured: the objective maps back differently,
 better or worse), not their verdict. For them the objective is compared at offset 0 only; their
@@ -85,20 +92,40 @@ def random_instance(family: str, rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.3:
             doc["ready"] = [_num(rng, 0, 3) for _ in doc["speeds"]]
         return doc
-    if family == "malleable":
+    if family in ("malleable", "malleable-costs"):
         P = rng.randint(1, 5)
         flows = []
+        # One class of costs an instance, so that a copy's objective maps back by one rule
+        # (mapped_objective): times (completion, tardiness, lateness scale with the unit) or
+        # counts (tardy, SLA and stretch do not).
+        costs = family == "malleable-costs"
+        kinds = rng.choice((("completion", "tardiness", "lateness"), ("tardy", "sla", "stretch"))) if costs else ()
         for _ in range(rng.randint(1, 4)):
             k = rng.randint(1, 3)
-            flows.append({"sizes": [_num(rng, 0.1, 10) for _ in range(k)],
-                          "max_processors": [rng.randint(1, P) for _ in range(k)],
-                          "edges": [[a, b] for a in range(k) for b in range(a + 1, k) if rng.random() < 0.4],
-                          "release": _num(rng, 0, 5) if rng.random() < 0.5 else 0.0,
-                          "cost": {"kind": "completion", "weight": _num(rng, 1, 5)}})
-        return {"family": "malleable", "schema_version": 1, "processors": P, "objective": "minisum", "flows": flows}
+            flow = {"sizes": [_num(rng, 0.1, 10) for _ in range(k)],
+                    "max_processors": [rng.randint(1, P) for _ in range(k)],
+                    "edges": [[a, b] for a in range(k) for b in range(a + 1, k) if rng.random() < 0.4],
+                    "release": _num(rng, 0, 5) if rng.random() < 0.5 else 0.0}
+            flow["cost"] = _random_cost(rng, rng.choice(kinds) if costs else "completion", flow["release"],
+                                        sum(flow["sizes"]))
+            flows.append(flow)
+        objective = "minimax" if costs and rng.random() < 0.3 else "minisum"
+        return {"family": "malleable", "schema_version": 1, "processors": P, "objective": objective, "flows": flows}
     jobs = [{"arrival": rng.randint(0, 4), "map_tasks": rng.randint(1, 3),
              "reduce_tasks": [rng.randint(1, 2) for _ in range(rng.randint(0, 2))]} for _ in range(rng.randint(1, 3))]
     return {"family": "mapreduce", "schema_version": 1, "machines": rng.randint(1, 3), "jobs": jobs}
+
+
+def _random_cost(rng: random.Random, kind: str, release: float, work: float) -> dict[str, Any]:
+    """A malleable flow's cost of *kind*, its deadlines a little before to well after *release*."""
+    if kind == "completion":
+        return {"kind": kind, "weight": _num(rng, 1, 5)}
+    if kind == "stretch":
+        return {"kind": kind, "work": _num(rng, 0.5 * work, 2 * work)}
+    if kind == "sla":
+        deadlines = sorted({_num(rng, max(0.0, release - 1), release + 20) for _ in range(rng.randint(1, 3))})
+        return {"kind": kind, "deadlines": deadlines, "heights": [_num(rng, 1, 5) for _ in deadlines]}
+    return {"kind": kind, "deadline": _num(rng, max(0.0, release - 1), release + 20), "weight": _num(rng, 1, 5)}
 
 
 def transform(doc: dict[str, Any], scale: float, offset: float) -> dict[str, Any]:
@@ -121,6 +148,13 @@ def transform(doc: dict[str, Any], scale: float, offset: float) -> dict[str, Any
         for flow in out["flows"]:
             flow["release"] = flow["release"] * scale + offset
             flow["sizes"] = [p * scale for p in flow["sizes"]]
+            cost = flow["cost"]
+            if "deadline" in cost:
+                cost["deadline"] = cost["deadline"] * scale + offset
+            if "deadlines" in cost:
+                cost["deadlines"] = [d * scale + offset for d in cost["deadlines"]]
+            if "work" in cost:
+                cost["work"] = cost["work"] * scale
     else:
         for job in out["jobs"]:
             job["arrival"] += int(offset)
@@ -133,8 +167,30 @@ def weight_sum(doc: dict[str, Any]) -> float:
     if fam in ("packing", "related"):
         return float(sum(j["weight"] for j in doc["jobs"]))
     if fam == "malleable":
-        return float(sum(f["cost"]["weight"] for f in doc["flows"]))
+        return float(sum(f["cost"].get("weight", 0.0) for f in doc["flows"]))
     return 0.0
+
+
+def mapped_objective(doc: dict[str, Any], value: float, scale: float, offset: float) -> float | None:
+    """What the unit copy's objective *value* must become in the copy at (*scale*, *offset*), or
+    None where no rule maps it (a minimax of costs that shift by different constants).
+    Completion costs: ``s · value + offset · Σ w``; tardiness and lateness ``s · value``; tardy and
+    SLA steps unchanged; stretch C/W gains offset / (s · W) a flow; MapReduce flow times unchanged."""
+    fam = doc["family"]
+    if fam == "mapreduce":
+        return value
+    if fam != "malleable":
+        return scale * value + offset * weight_sum(doc)
+    kinds = {f["cost"]["kind"] for f in doc["flows"]}
+    shift = sum(f["cost"]["weight"] * offset for f in doc["flows"] if f["cost"]["kind"] == "completion")
+    shift += sum(offset / (scale * f["cost"]["work"]) for f in doc["flows"] if f["cost"]["kind"] == "stretch")
+    if doc.get("objective", "minisum") == "minimax" and shift:
+        return None
+    if kinds <= {"completion", "tardiness", "lateness"}:
+        return scale * value + shift
+    if kinds <= {"tardy", "sla", "stretch"}:
+        return value + shift
+    return None
 
 
 def plan(family: str) -> list[tuple[str, dict[str, Any]]]:
@@ -190,7 +246,6 @@ def check_instance(doc: dict[str, Any], copies: list[tuple[float, float]], tally
             tally.hangs += ref[name].kind == "hang"
             tally.failures.append({"algorithm": name, "scale": 1.0, "offset": 0.0, "kind": ref[name].kind,
                                    "message": ref[name].message[:300], "instance": doc})
-    W = weight_sum(doc)
     for scale, offset in copies:
         tally.copies += 1
         tally.scales.add(scale)
@@ -208,14 +263,14 @@ def check_instance(doc: dict[str, Any], copies: list[tuple[float, float]], tally
         for name, params in names:
             v = _verdict(name, inst, params)
             tally.runs += 1
-            why = _differs(ref[name], v, scale, offset, W, doc["family"], name)
+            why = _differs(ref[name], v, scale, offset, doc, name)
             if why:
                 tally.hangs += v.kind == "hang"
                 tally.failures.append({"algorithm": name, "scale": scale, "offset": offset, "kind": why,
                                        "message": v.message[:300] or ref[name].message[:300], "instance": doc})
 
 
-def _differs(a: Verdict, b: Verdict, scale: float, offset: float, W: float, family: str, name: str) -> str:
+def _differs(a: Verdict, b: Verdict, scale: float, offset: float, doc: dict[str, Any], name: str) -> str:
     """Why verdict *b* of a copy breaks the property against the unit copy's *a* ("" if it does not)."""
     if b.kind not in ("ok", "refused"):
         return b.kind
@@ -229,10 +284,15 @@ def _differs(a: Verdict, b: Verdict, scale: float, offset: float, W: float, fami
         return f"status {a.status} -> {b.status}"
     if a.optimal != b.optimal:
         return f"optimal {a.optimal} -> {b.optimal}"
-    if offset and name in ORIGIN_ANCHORED.get(family, ()):
+    if offset and name in ORIGIN_ANCHORED.get(doc["family"], ()):
         return ""
-    expect = a.objective if family == "mapreduce" else scale * a.objective + offset * W
-    if abs(b.objective - expect) > OBJECTIVE_MATCH * max(abs(expect), scale * abs(a.objective)) + 1e-9 * scale * W:
+    expect = mapped_objective(doc, a.objective, scale, offset)
+    if expect is None:
+        return ""
+    # Beside the relative match, room for the stamps' round-off in a sum of differences of times
+    # (lateness sums can cancel to about 0): 1e-9 of the copy's weighted time scale.
+    room = OBJECTIVE_MATCH * max(abs(expect), scale * abs(a.objective)) + 1e-9 * scale * weight_sum(doc)
+    if abs(b.objective - expect) > room:
         return f"objective {b.objective!r} != {expect!r} (unit copy {a.objective!r})"
     return ""
 
