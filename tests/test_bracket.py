@@ -114,6 +114,20 @@ def test_packing_upper_bound_is_never_a_preemptive_schedule():
     assert b.lower_bound == pytest.approx(max(a.lower_bound for a in b.log if a.lower_bound is not None))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_the_algorithms_left_out_could_not_move_the_bracket(seed):
+    # NO_PART: what the bracket skips must give neither side. Run here on instances with releases
+    # and without: a preemptive schedule (no upper bound of the non-preemptive optimum), no bound.
+    from schedrelax.bracketing import NO_PART
+
+    inst = synchpack(seed, machines=2, n_jobs=6, tasks_per_job=(1, 3), online=bool(seed % 2))
+    for name in sorted(NO_PART["packing"]):
+        res = run(name, inst)
+        assert "non_preemptive" not in res.schedule.promises and res.lower_bound is None, name
+    b = bracket(inst, time_limit=10, exact=False)
+    assert {a.name for a in b.log if a.note.startswith("skipped")} == NO_PART["packing"]
+
+
 def test_without_the_engine_the_bracket_is_the_heuristics_and_relaxations():
     inst = spc(2, n_jobs=4, tasks_per_job=(1, 3), machines=3)
     b = bracket(inst, time_limit=10, exact=False)
@@ -255,3 +269,23 @@ def test_large_models_take_the_lagrangian_in_the_engine(monkeypatch):
     res = cpsat.packing_cpsat(_four_jobs(), time_limit=10, threads=1, use_lp=True)
     assert res.info["lp_bound_kind"].startswith("Lagrangian bound")
     assert res.info["lp_bound"] <= 8.0 + TOL and res.info["optimal"]
+
+
+def test_small_packing_runs_the_lp_algorithms_only_when_the_engine_proves_nothing(monkeypatch):
+    # DEFERRED: on a packing instance where CP-SAT runs alone, LP1/LP2 come after the engine, and
+    # not at all once it has proven the optimum (the four-job instance: 8, by hand).
+    from schedrelax import bracketing
+
+    inst = _four_jobs()
+    b = bracket(inst, time_limit=10)
+    assert b.optimal and b.upper_bound == pytest.approx(8.0)
+    notes = {a.name: a.note for a in b.log}
+    assert all(notes[n] == "skipped: the exact engine proved the optimum first" for n in bracketing.DEFERRED["packing"])
+    names = [a.name for a in b.log]
+    assert names.index("mip") < min(names.index(n) for n in bracketing.DEFERRED["packing"])
+    # An engine that proves nothing: they run after it, and LP2 (a bound) is logged with its value.
+    monkeypatch.setattr(bracketing, "_engine", lambda *a, **k: (_ for _ in ()).throw(ValueError("skipped: test")))
+    b = bracket(inst, time_limit=10)
+    ran = {a.name: a for a in b.log}
+    assert all(ran[n].lower_bound is not None for n in bracketing.DEFERRED["packing"])
+    assert b.lower_bound <= 8.0 + TOL <= b.upper_bound + 2 * TOL
