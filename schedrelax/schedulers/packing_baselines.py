@@ -782,13 +782,14 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         taken = now_taken
         idle = np.bincount(run_machine[run_machine >= 0], minlength=len(caps)) == 0
         free[idle] = caps[idle] - taken[idle]
-        left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
         cut = np.flatnonzero(~np.isnan(run_from) & (run_machine < 0))
         h = np.flatnonzero(~done & (run_machine < 0) & (release <= now))
-        if len(h) and (home[h] >= 0).all():
-            restart_homed(h, left)
-        elif len(h):
-            fill(left)
+        if len(h):  # (nothing waits after most completions of Tetris-np)
+            left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
+            if (home[h] >= 0).all():
+                restart_homed(h, left)
+            else:
+                fill(left)
         for t in cut[run_machine[cut] < 0].tolist():  # cut and not restarted: the run ends here
             rows.append((t, int(home[t]), float(run_from[t]), now))
             run_from[t] = np.nan
