@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import heapq
+from types import SimpleNamespace
 
 import numpy as np
 
-from schedrelax.result import Result
 from schedrelax.instances import PackingInstance
-from schedrelax.schedules import time_scale, time_slack
+from schedrelax.result import Result
 from schedrelax.schedulers.list_packing import (
     FIT_TOL,
     Reservations,
@@ -29,6 +29,7 @@ from schedrelax.schedulers.list_packing import (
     packing_schedule,
     preemptive_list_packing,
 )
+from schedrelax.schedules import time_scale, time_slack
 
 
 def _usable(instance: PackingInstance):
@@ -118,6 +119,295 @@ def psrs_paper(instance: PackingInstance, *, solver: str | None = None, seed: in
 # Tetris
 # --------------------------------------------------------------------------------------------
 
+_CERTIFY_MIN = 512  # a fill with fewer candidate rows (pairs + ruled tasks) never certifies
+_CERTIFY_AFTER = 8  # full-pass starts of a fill before the certified choice is tried
+_REANCHOR = 128  # certified starts between two full passes (which re-anchor the sums)
+_ELSEWHERE_MOVES = 64  # more elsewhere candidates re-scored by one start: the certified choice stops
+_CHECK_BOOKS = False  # tests: every full pass checks the tracked sums against its exact ones
+_U = 2.0 ** -53
+_EMPTY = -1e300  # the best alignment of a group with no candidate
+
+
+class _CertState(SimpleNamespace):
+    """The arrays of one Tetris fill that the certified choice reads (shared, not copied)."""
+
+
+class _Certified:
+    """Tetris's choice at one start without reading every waiting task, proved to be the one the
+    full pass would make.
+
+    Within a fill the SRPT term q of a candidate is its job's, fixed, so the candidates are kept in
+    groups of equal q (bit for bit), each a heap by (-alignment, task, placement rank) with lazy
+    deletion (a start only lowers alignments and removes candidates), and a heap of its distinct
+    alignments with their counts. ε = srpt_weight·(s_align/n)/(s_q/n) couples every candidate: n
+    is tracked exactly and s_align, s_q by the change each start makes (the task's own terms, the
+    pairs on the machine started, the class totals through per-demand-level sums), anchored to the
+    full pass's own sums and re-anchored every ``_REANCHOR`` starts, with a bound on how far they
+    may be from the full pass's floats (the rounding of both, in units of 2^-53 of the sums'
+    magnitudes). Over that interval of ε, each candidate's computed score fl(a - fl(ε·q)) lies
+    within 2.1·2^-53·(|a| + ε·q) of a - ε·q: the best group's best candidate is the full pass's
+    choice when its lowest possible score beats every other group's highest by a margin of
+    10^-14·(|a| + ε·q), and the group's next distinct alignment is below its own by as much (equal
+    alignments with equal q score equal floats, and the heap's order is the full pass's tie order).
+    When any of this cannot be shown, ``choose`` returns None and the full pass decides (and
+    re-anchors). Only for fills of fresh tasks on one machine class; a start that re-scores more
+    than ``_ELSEWHERE_MOVES`` elsewhere candidates (the class's emptiest room changed) turns it off
+    for the rest of the fill.
+    """
+
+    def __init__(self, s: _CertState):
+        self.s, self.off, self.since, self.touched = s, False, 0, set()
+        nT = len(s.act)
+        self.tol = FIT_TOL * max(1.0, s.cap)
+        self.level = np.full(nT, -1)
+        self.level[s.g0] = s.level_of
+        self.levels = s.levels.tolist()
+        g = s.g0[s.act[s.g0]]
+        self.ea, self.em = np.full(nT, -np.inf), np.full(nT, -1)
+        self.ea[g], self.em[g] = self._elsewhere(g)
+        live = np.flatnonzero(s.act)
+        self.Q, inv = np.unique(s.task_q[live], return_inverse=True)
+        self.grp = np.full(nT, -1)
+        self.grp[live] = inv
+        cand = np.flatnonzero(s.ok)
+        et = g[np.isfinite(self.ea[g])]
+        a = np.concatenate((s.pair_align[cand], self.ea[et]))
+        t = np.concatenate((s.pt[cand], et))
+        r = np.concatenate((s.pos[cand], s.width + self.em[et]))
+        pid = np.concatenate((cand, np.full(len(et), -1)))
+        gr = self.grp[t]
+        order = np.lexsort((r, t, -a, gr))
+        a, t, r, pid, gr = a[order], t[order], r[order], pid[order], gr[order]
+        G = len(self.Q)
+        bounds = np.searchsorted(gr, np.arange(G + 1)).tolist()
+        entries = list(zip((-a).tolist(), t.tolist(), r.tolist(), pid.tolist()))
+        self.H = [entries[bounds[j]:bounds[j + 1]] for j in range(G)]  # sorted: heaps already
+        self.A = np.full(G, _EMPTY)
+        first = np.array(bounds[:-1])
+        has = first < np.array(bounds[1:])
+        self.A[has] = a[first[has]]
+        run = np.flatnonzero(np.r_[True, (gr[1:] != gr[:-1]) | (a[1:] != a[:-1])]) if len(a) else first[:0]
+        length = np.diff(np.r_[run, len(a)])
+        self.CNT = [{} for _ in range(G)]
+        self.VH = [[] for _ in range(G)]
+        for j, v, c in zip(gr[run].tolist(), a[run].tolist(), length.tolist()):
+            self.CNT[j][v] = c
+            self.VH[j].append(-v)  # ascending: a heap
+
+    def _elsewhere(self, g: np.ndarray):
+        """Each task's class choice and its alignment (-inf: none), as the full pass computes them."""
+        s = self.s
+        first = [m for _, m in s.ranked[:s.width + 1]]
+        choice = np.full(len(g), first[0])
+        u = s.pt[s.by_machine[s.machine_lo[first[0]]:s.machine_hi[first[0]]]]
+        u = u[s.act[u] & s.fresh_ruled[u]]
+        if len(u):
+            j = np.searchsorted(g, u)
+            then = np.full(len(j), -1)
+            for m in first[:0:-1]:
+                then = np.where((s.named[u] == m).any(axis=1), then, m)
+            choice[j] = then
+        c0 = np.maximum(choice, 0)
+        has = (s.cap >= s.demand[g]) & (choice >= 0) & (s.demand[g] <= s.free[c0] + s.fit_tol[c0])
+        a = s.demand[g] / s.caps[c0] * s.free[c0] / s.caps[c0] * s.other_pen[g]
+        return np.where(has, a, -np.inf), choice
+
+    def _G(self, x: float):
+        """Count, Σ demand·penalty and Σ q of the waiting ruled tasks with demand <= x."""
+        k = bisect.bisect_right(self.levels, x)
+        if k >= len(self.levels):
+            return self.tn, self.ta, self.tq
+        return int(self.lvl_n[:k].sum()), float(self.lvl_a[:k].sum()), float(self.lvl_q[:k].sum())
+
+    def _dec(self, j: int, a: float) -> None:
+        cnt = self.CNT[j]
+        c = cnt[a] - 1
+        if c:
+            cnt[a] = c
+        else:
+            del cnt[a]
+
+    def _inc(self, j: int, a: float) -> None:
+        cnt = self.CNT[j]
+        if a in cnt:
+            cnt[a] += 1
+        else:
+            cnt[a] = 1
+            heapq.heappush(self.VH[j], -a)
+
+    def anchor(self, n: int, s_align: float, s_q: float, m_align: float, m_q: float) -> None:
+        """The full pass's exact sums (before its start) and their magnitudes."""
+        s = self.s
+        if _CHECK_BOOKS and self.since:
+            err = _U * (32 * (len(s.members) + 64) + 64 * self.since * (self.since + 1))
+            assert self.n == n, (self.n, n)
+            assert abs(self.sa - s_align) <= err * self.ma, (self.sa, s_align)
+            assert abs(self.sq - s_q) <= err * self.mq, (self.sq, s_q)
+        self.n, self.sa, self.sq, self.ma, self.mq, self.since = n, s_align, s_q, m_align, m_q, 0
+        keep = s.act[s.g0] & (s.cap >= s.demand[s.g0])
+        lv, gg = s.level_of[keep], s.g0[keep]
+        nl = len(self.levels)
+        self.lvl_n = np.bincount(lv, minlength=nl)
+        self.lvl_a = np.bincount(lv, weights=s.demand_pen[gg], minlength=nl)
+        self.lvl_q = np.bincount(lv, weights=s.task_q[gg], minlength=nl)
+        self.tn, self.ta, self.tq = int(self.lvl_n.sum()), float(self.lvl_a.sum()), float(self.lvl_q.sum())
+        self.ftot = float(s.free[s.members].sum())
+
+    def choose(self):
+        """(task, machine, time) of the next start, or None if it cannot be shown here."""
+        if self.off or self.since >= _REANCHOR or self.n <= 0:
+            return None
+        s, n = self.s, self.n
+        err = _U * (32 * (len(s.members) + 64) + 64 * self.since * (self.since + 1))
+        da, dq = err * self.ma, err * self.mq
+        if self.sq - dq <= 0:
+            return None
+        w = s.srpt_weight
+        e1 = w * ((self.sa - da) / n) / ((self.sq + dq) / n)
+        e2 = w * ((self.sa + da) / n) / ((self.sq - dq) / n)
+        lo, hi = min(e1, e2), max(e1, e2)
+        lo, hi = lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13
+        big = max(abs(lo), abs(hi))
+        A, Q = self.A, self.Q
+        k = int((A - (lo + hi) / 2 * Q).argmax())
+        ak, qk = float(A[k]), float(Q[k])
+        if ak <= _EMPTY / 2:
+            return None
+        margin = 1e-14 * (abs(ak) + big * qk)
+        low = ak - hi * qk - margin
+        up = A - lo * Q + 1e-14 * (np.abs(A) + big * Q)
+        up[k] = -np.inf
+        if up.max() >= low:
+            return None
+        vh, cnt = self.VH[k], self.CNT[k]
+        while -vh[0] not in cnt:
+            heapq.heappop(vh)
+        top = heapq.heappop(vh)
+        while vh and (-vh[0] not in cnt or vh[0] == top):
+            heapq.heappop(vh)
+        close = bool(vh) and ak - (-vh[0]) <= 2 * margin
+        heapq.heappush(vh, top)
+        if close:
+            return None
+        _, t, _, p = self.H[k][0]
+        self.since += 1
+        if p >= 0:
+            return t, int(s.pm[p]), float(s.pp[p])
+        return t, int(self.em[t]), float(s.other[t])
+
+    def leave(self, tk: int) -> None:
+        """Task tk starts: its candidates and its terms in the sums go (before any state changes)."""
+        s = self.s
+        j = int(self.grp[tk])
+        qk = float(s.task_q[tk])
+        dn, da = 0, 0.0
+        for p in range(int(s.task_lo[tk]), int(s.task_hi[tk])):
+            if s.ok[p]:
+                a = float(s.pair_align[p])
+                dn, da = dn + 1, da + a
+                self._dec(j, a)
+        dq = qk * dn
+        e = float(self.ea[tk])
+        if e > -np.inf:
+            self._dec(j, e)
+            self.ea[tk] = -np.inf
+        if s.fresh_ruled[tk]:
+            d = float(s.demand[tk])
+            xc, xcap = int(s.x_count[tk]), float(s.x_cap[tk])
+            rooms, rshare = 0, 0.0
+            if s.cap >= d:
+                fs = s.sorted_free
+                if d <= fs[0] + self.tol:
+                    rooms, rshare = len(fs), self.ftot / s.cap ** 2
+                else:
+                    at = int(np.searchsorted(fs + self.tol, d, side="left"))
+                    rooms, rshare = len(fs) - at, float(fs[at:].sum()) / s.cap ** 2
+                L = int(self.level[tk])
+                dp = float(s.demand_pen[tk])
+                self.lvl_n[L] -= 1
+                self.lvl_a[L] -= dp
+                self.lvl_q[L] -= qk
+                self.tn, self.ta, self.tq = self.tn - 1, self.ta - dp, self.tq - qk
+            dn += rooms - xc
+            da += float(s.demand_pen[tk]) * (rshare - xcap)
+            dq += qk * (rooms - xc)
+        self.n -= dn
+        self.sa -= da
+        self.sq -= dq
+        self.touched.add(j)
+
+    def explicit_room_moved(self, u: np.ndarray, old_count: np.ndarray, old_cap: np.ndarray) -> None:
+        """The explicit candidates of waiting ruled tasks u (taken out of the class totals) moved."""
+        s = self.s
+        dc = s.x_count[u] - old_count
+        self.n -= int(dc.sum())
+        self.sa -= float((s.demand_pen[u] * (s.x_cap[u] - old_cap)).sum())
+        self.sq -= float((s.task_q[u] * dc).sum())
+
+    def pairs_moved(self, on: np.ndarray, old_ok: np.ndarray, old_align: np.ndarray) -> None:
+        """The pairs on the machine started have new alignments, and some no longer fit."""
+        s = self.s
+        new_ok, new_align = s.ok[on], s.pair_align[on]
+        for p, o, no, oa, na in zip(on.tolist(), old_ok.tolist(), new_ok.tolist(), old_align.tolist(),
+                                    new_align.tolist()):
+            if not o or (no and oa == na):
+                continue  # ok only turns off within a fill
+            t = int(s.pt[p])
+            j = int(self.grp[t])
+            q = float(s.pair_q[p])
+            self.n -= 1
+            self.sa -= oa
+            self.sq -= q
+            self._dec(j, oa)
+            if no:
+                self.n += 1
+                self.sa += na
+                self.sq += q
+                self._inc(j, na)
+                heapq.heappush(self.H[j], (-na, t, int(s.pos[p]), p))
+            self.touched.add(j)
+
+    def machine_moved(self, ik: int, was: float, was_top: list) -> None:
+        """Machine ik's free room went from `was` down to free[ik] (the class is sorted again)."""
+        s = self.s
+        now = float(s.free[ik])
+        nw, aw, qw = self._G(was + self.tol)
+        nn, an, qn = self._G(now + self.tol)
+        self.n += nn - nw
+        self.sa += (now * an - was * aw) / s.cap ** 2
+        self.sq += qn - qw
+        self.ftot += now - was
+        if ik in was_top:  # some task's class choice may have moved
+            g = s.g0[s.act[s.g0]]
+            ea, em = self._elsewhere(g)
+            old = self.ea[g]
+            moved = np.flatnonzero(ea != old)
+            if len(moved) > _ELSEWHERE_MOVES:
+                self.off = True
+                return
+            self.em[g] = em
+            for i in moved.tolist():
+                t, o, e = int(g[i]), float(old[i]), float(ea[i])
+                j = int(self.grp[t])
+                if o > -np.inf:
+                    self._dec(j, o)
+                if e > -np.inf:
+                    self._inc(j, e)
+                    heapq.heappush(self.H[j], (-e, t, s.width + int(em[i]), -1))
+                self.ea[t] = e
+                self.touched.add(j)
+        ok, pa, ea = s.ok, s.pair_align, self.ea
+        for j in self.touched:
+            h = self.H[j]
+            while h:
+                na, t, _, p = h[0]
+                if (ok[p] and pa[p] == -na) if p >= 0 else ea[t] == -na:
+                    break
+                heapq.heappop(h)
+            self.A[j] = -h[0][0] if h else _EMPTY
+        self.touched.clear()
+
+
 def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalty: float = 0.1,
                    srpt_weight: float = 1.0):
     """Tetris (Grandl et al. 2014) as paper 003 §7 runs it: returns (task, machine, start, end) runs.
@@ -151,7 +441,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     and one O(machines of the class) cumulative sum, and no Python loop over tasks (the tasks
     that name a class's emptiest machine, and those with a pair on the machine just started, are
     whole-array steps too). Preempting and restarting every running task at a decision time are
-    whole-array steps. The arithmetic, and so every run, is the same as re-scoring everything at
+    whole-array steps. A big fill of fresh tasks on one machine class takes most starts without
+    the full pass, when the choice is proved to be the same (:class:`_Certified`). The arithmetic, and so every run, is the same as re-scoring everything at
     every start (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
@@ -311,7 +602,78 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         every0 = [bool(e.all()) for e in eligible0]  # then it holds for every task left too
         sorted_free = [np.sort(free[members]) for members, _ in classes]
         ranked = [sorted(zip((-free[members]).tolist(), members.tolist())) for members, _ in classes]
+        # The certified choice (see _Certified): only for a fill of fresh tasks on one machine class,
+        # and only once the class's emptiest room has stayed put for a few full-pass starts.
+        cert = None
+        certify = len(classes) == 1 and len(g0) + len(pt) >= _CERTIFY_MIN and not (act & (home >= 0)).any() \
+            and bool((left >= 0).all())
+        full_starts = 0
+        top_free = -ranked[0][0][0] if certify and ranked[0] else None
+        def start(tk: int, ik: int, p: float, cert) -> None:
+            """Start tk on ik and update what the start changed: the task's pairs leave, and
+            machine ik has less room (and the certified choice's books, if it is on)."""
+            was = float(free[ik])
+            if cert is not None:
+                cert.leave(tk)
+            begin(tk, ik, p)
+            act[tk] = False
+            ok[task_lo[tk]:task_hi[tk]] = False
+            on = by_machine[machine_lo[ik]:machine_hi[ik]]
+            if cert is not None:
+                on_ok, on_align = ok[on], pair_align[on]
+            pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
+            ok[on] &= demand[pt[on]] <= free[ik] + fit_tol[ik]
+            u = pt[on]  # distinct (a placement names a machine once) and sorted
+            u = u[fresh_pair[on] & act[u]]
+            if len(u):
+                if cert is not None:
+                    u_count, u_cap = x_count[u], x_cap[u]
+                # Their pairs in pair order (row by row): np.add.at adds in that order, as the
+                # first count did.
+                sel = pair_of[u]
+                sel = sel[sel >= 0]
+                sel = sel[ok[sel] & fresh_pair[sel]]
+                x_count[u] = 0
+                np.add.at(x_count, pt[sel], 1)
+                x_cap[u] = 0.0
+                np.add.at(x_cap, pt[sel], free[pm[sel]] / caps_sq[pm[sel]])
+                if cert is not None:
+                    cert.explicit_room_moved(u, u_count, u_cap)
+            if cert is not None:
+                cert.pairs_moved(on, on_ok, on_align)
+            c = int(class_of[ik])
+            was_top = [m for _, m in ranked[c][:width + 1]] if cert is not None else None
+            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
+            fs = sorted_free[c]
+            out = int(np.searchsorted(fs, was))
+            into = int(np.searchsorted(fs[:out], free[ik]))
+            fs[into + 1:out + 1] = fs[into:out]
+            fs[into] = free[ik]
+            lst = ranked[c]
+            del lst[bisect.bisect_left(lst, (-was, ik))]
+            bisect.insort(lst, (-float(free[ik]), ik))
+            if cert is not None:
+                cert.machine_moved(ik, was, was_top)
+
+        def cert_state():
+            return _CertState(pt=pt, pm=pm, pp=pp, pos=pos, width=width, named=named, demand=demand, caps=caps,
+                              fit_tol=fit_tol, other=other, other_pen=other_pen, demand_pen=demand_pen,
+                              by_machine=by_machine, machine_lo=machine_lo, machine_hi=machine_hi,
+                              task_lo=task_lo, task_hi=task_hi, members=classes[0][0], cap=classes[0][1],
+                              free=free, act=act, ok=ok, pair_align=pair_align, pair_q=pair_q, task_q=task_q,
+                              x_count=x_count, x_cap=x_cap, fresh_ruled=fresh_ruled, g0=g0, levels=levels,
+                              level_of=level_of, ranked=ranked[0], sorted_free=sorted_free[0],
+                              srpt_weight=srpt_weight)
+
         while True:
+            chosen = None
+            if cert is not None:
+                chosen = cert.choose()
+                if chosen is not None and not _CHECK_BOOKS:
+                    start(*chosen, cert)
+                    if cert.off:
+                        cert, certify = None, False
+                    continue
             cand = np.flatnonzero(ok)
             align, q = pair_align[cand], pair_q[cand]
             n, s_align, s_q = len(cand), float(align.sum()), float(q.sum())
@@ -372,6 +734,19 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 s_q += float((task_q[g] * count).sum())
             if n == 0:
                 return
+            if certify and cert is None and full_starts >= _CERTIFY_AFTER:
+                if -ranked[0][0][0] == top_free:
+                    cert = _Certified(cert_state())
+                else:
+                    certify = False  # the class's emptiest room moves: the full pass it is
+            if cert is not None:
+                # Magnitudes of the sums (every term counted positive): the scale of their rounding.
+                m_align, m_q = float(align.sum()), float(q.sum())
+                if len(g):
+                    m_align += float((demand_pen[g] * (share + 2 * x_cap[g])).sum())
+                    m_q += float((task_q[g] * (count + 2 * x_count[g])).sum())
+                cert.anchor(n, s_align, s_q, m_align, m_q)
+            full_starts += 1
             a_mean, q_mean = s_align / n, s_q / n
             eps = srpt_weight * a_mean / q_mean if q_mean > 0 else 0.0
             parts = [align - eps * q, *[a - eps * task_q[t] for t, a in zip(et, ea)]]
@@ -389,36 +764,11 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
             k = int(top[0])
             tk = int(pt[cand[k]]) if k < nc else int(extra_t[k - nc])
             ik = int(pm[cand[k]]) if k < nc else int(extra_m[k - nc])
-            was = float(free[ik])
-            begin(tk, ik, float(pp[cand[k]]) if k < len(cand) else float(other[tk]))
-            # What the start changed: the task's pairs leave, and machine ik has less room.
-            act[tk] = False
-            ok[task_lo[tk]:task_hi[tk]] = False
-            on = by_machine[machine_lo[ik]:machine_hi[ik]]
-            pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
-            ok[on] &= demand[pt[on]] <= free[ik] + fit_tol[ik]
-            u = pt[on]  # distinct (a placement names a machine once) and sorted
-            u = u[fresh_pair[on] & act[u]]
-            if len(u):
-                # Their pairs in pair order (row by row): np.add.at adds in that order, as the
-                # first count did.
-                sel = pair_of[u]
-                sel = sel[sel >= 0]
-                sel = sel[ok[sel] & fresh_pair[sel]]
-                x_count[u] = 0
-                np.add.at(x_count, pt[sel], 1)
-                x_cap[u] = 0.0
-                np.add.at(x_cap, pt[sel], free[pm[sel]] / caps_sq[pm[sel]])
-            c = int(class_of[ik])
-            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
-            fs = sorted_free[c]
-            out = int(np.searchsorted(fs, was))
-            into = int(np.searchsorted(fs[:out], free[ik]))
-            fs[into + 1:out + 1] = fs[into:out]
-            fs[into] = free[ik]
-            lst = ranked[c]
-            del lst[bisect.bisect_left(lst, (-was, ik))]
-            bisect.insort(lst, (-float(free[ik]), ik))
+            assert chosen is None or chosen[:2] == (tk, ik), (chosen, tk, ik)  # _CHECK_BOOKS
+            start(tk, ik, float(pp[cand[k]]) if k < len(cand) else float(other[tk]), cert)
+            if cert is not None and cert.off:
+                cert = None
+                certify = False
 
     scale = time_scale(instance)  # tasks ending within a sliver of the shortest one end together
     while not done.all():
@@ -433,13 +783,14 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         taken = now_taken
         idle = np.bincount(run_machine[run_machine >= 0], minlength=len(caps)) == 0
         free[idle] = caps[idle] - taken[idle]
-        left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
         cut = np.flatnonzero(~np.isnan(run_from) & (run_machine < 0))
         h = np.flatnonzero(~done & (run_machine < 0) & (release <= now))
-        if len(h) and (home[h] >= 0).all():
-            restart_homed(h, left)
-        elif len(h):
-            fill(left)
+        if len(h):  # (nothing waits after most completions of Tetris-np)
+            left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
+            if (home[h] >= 0).all():
+                restart_homed(h, left)
+            else:
+                fill(left)
         for t in cut[run_machine[cut] < 0].tolist():  # cut and not restarted: the run ends here
             rows.append((t, int(home[t]), float(run_from[t]), now))
             run_from[t] = np.nan

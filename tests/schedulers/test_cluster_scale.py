@@ -245,3 +245,62 @@ def test_tetris_runs_are_those_of_the_rescoring_tetris_on_contended_compressed_i
     for preemptive in (False, True):
         assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
                 == ref_tetris.tetris_packing(inst, preemptive=preemptive))
+
+
+@pytest.fixture
+def certify_everything(monkeypatch):
+    """The certified choice on from a fill's first start (it waits for big fills otherwise), every
+    certified pick checked against the full pass's and the tracked sums against its exact ones."""
+    monkeypatch.setattr(packing_baselines, "_CERTIFY_MIN", 0)
+    monkeypatch.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
+    monkeypatch.setattr(packing_baselines, "_REANCHOR", 5)
+    monkeypatch.setattr(packing_baselines, "_CHECK_BOOKS", True)
+
+
+@pytest.mark.parametrize("kind,seed", CASES + [("tied", s) for s in range(12)])
+def test_certified_tetris_choice_is_the_full_pass_choice(certify_everything, kind, seed):
+    """Issue 32 item 4, third round: the certified choice (heaps per SRPT group, tracked ε) against
+    the full pass at every pick, and the runs against the re-scoring reference."""
+    inst = tied(seed) if kind == "tied" else case(kind, seed)
+    for preemptive in (False, True):
+        assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                == ref_tetris.tetris_packing(inst, preemptive=preemptive))
+
+
+@settings(max_examples=40, deadline=None)
+@given(contended_compressed())
+def test_certified_tetris_choice_on_contended_compressed_instances(inst):
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packing_baselines, "_CERTIFY_MIN", 0)
+        mp.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
+        mp.setattr(packing_baselines, "_REANCHOR", 5)
+        mp.setattr(packing_baselines, "_CHECK_BOOKS", True)
+        for preemptive in (False, True):
+            assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                    == ref_tetris.tetris_packing(inst, preemptive=preemptive))
+
+
+def test_certified_tetris_choice_is_taken_on_a_large_fresh_fill():
+    """The certified path is the one that runs on a big one-class fill (not only the full pass):
+    a fill of 600 tasks on 400 identical machines certifies most of its starts, with the default
+    thresholds, and gives the reference's runs."""
+    rng = np.random.default_rng(5)
+    jobs = []
+    for _ in range(60):
+        tasks = [PackingTask(float(rng.choice([0.05, 0.1, 0.2])), rng.choice(400, size=2, replace=False).tolist(),
+                             float(rng.integers(1, 9)), elsewhere_time=20.0) for _ in range(10)]
+        jobs.append(PackingJob(tuple(tasks), weight=float(rng.integers(1, 4))))
+    inst = PackingInstance(capacities=np.ones(400), jobs=tuple(jobs))
+    picks = []
+    choose = packing_baselines._Certified.choose
+
+    def counted(self):
+        got = choose(self)
+        picks.append(got is not None)
+        return got
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packing_baselines._Certified, "choose", counted)
+        rows = packing_baselines.tetris_packing(inst, preemptive=False)
+    assert sum(picks) > 400
+    assert rows == ref_tetris.tetris_packing(inst, preemptive=False)
