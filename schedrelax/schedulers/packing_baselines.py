@@ -442,8 +442,9 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     that name a class's emptiest machine, and those with a pair on the machine just started, are
     whole-array steps too). Preempting and restarting every running task at a decision time are
     whole-array steps. A big fill of fresh tasks on one machine class takes most starts without
-    the full pass, when the choice is proved to be the same (:class:`_Certified`). The arithmetic, and so every run, is the same as re-scoring everything at
-    every start (``tests/schedulers/_reference_tetris.py``).
+    the full pass, when the choice is proved to be the same (:class:`_Certified`). The
+    arithmetic, and so every run, is the same as re-scoring everything at every start
+    (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
     demand = instance.demand
