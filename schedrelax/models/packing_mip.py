@@ -218,9 +218,13 @@ def time_grid(instance: PackingInstance) -> TimeGrid:
 
     Each time v (a release or reservation end as v − origin) may be put on the grid only within
     :data:`GRID_ULPS` ulps of its time stamp. Its ratio to the longest processing time τ, over the
-    interval those round-offs allow, is read as the simplest fraction there (the least
-    denominator); the slot is about τ over the lcm of their denominators: the simplest length
-    that puts every time within its interval. The same in any unit and from any origin, since
+    interval those round-offs allow, is read as a fraction there, the times with the tightest
+    intervals first: the one on the grid of the fractions so far (τ over the lcm of their
+    denominators) if there is one, else the one that refines that grid least (the simplest
+    fraction in the interval, or the least refinement of the grid that reaches it). The slot is
+    then the simplest length that puts every time within its interval. A release far from the
+    origin has a wide interval (ulps of its stamp), whose simplest fraction is seldom the grid's:
+    taken first, it refused such copies of instances whose other copies were solved. The same in any unit and from any origin, since
     only ratios and each stamp's own ulps enter. Raises :class:`~schedrelax.errors.AlgorithmError`,
     naming the time, when no grid of at most :data:`MAX_GRID_CELLS` slots in τ fits: a time off
     the grid by more than its round-off is refused, not rounded (a release rounded down would let
@@ -247,25 +251,31 @@ def time_grid(instance: PackingInstance) -> TimeGrid:
         return num << (K - den.bit_length() + 1)
 
     O, Tau, TauT = whole(origin), whole(tau), GRID_ULPS * whole(float(np.spacing(tau)))
-    tau_slack = GRID_ULPS * float(np.spacing(tau)) / tau
     seen: dict[tuple[float, bool], tuple[int, int, Fraction, str]] = {}
     count, finest = 1, (1, tau_named)
-    for what, v, stamp, is_stamp in named:
+    # The tightest intervals first (processing times: a few ulps of themselves), the widest last
+    # (releases far from the origin: ulps of the stamp, up to 1e-9 of a short time at 10^6): a
+    # wide interval holds simpler fractions than the grid's, which the grid need not take.
+    for what, v, stamp, is_stamp in sorted(named, key=lambda item: float(np.spacing(item[2])) / max(
+            abs(item[1] - origin if item[3] else item[1]), float(np.spacing(item[2])))):
         if (v, is_stamp) in seen:
             continue
         V = whole(v) - O if is_stamp else whole(v)
-        tol = GRID_ULPS * float(np.spacing(stamp))
         T = GRID_ULPS * whole(float(np.spacing(stamp)))
         lo_num, lo_den, hi_num, hi_den = max(V - T, 0), Tau + TauT, V + T, Tau - TauT
-        # Most times are on the grid found so far: when the interval is too short to hold two
-        # fractions of denominator <= count, one of them in it is the simplest there.
+        # Most times are on the grid found so far: n / count, the nearest fraction of its
+        # denominator, is kept when it lies in the interval (the grid stays as coarse as it is).
+        # Otherwise the grid is refined as little as it can be: by the least k that puts a
+        # multiple of 1 / (k·count) in the interval, or by the simplest fraction there, whichever
+        # makes the coarser grid.
         x = (v - origin if is_stamp else v) / tau
         n = round(x * count)
-        if (16 * (tol / tau + abs(x) * tau_slack) * count * count < 1
-                and lo_num * count <= n * lo_den and n * hi_den <= hi_num * count):
+        if lo_num * count <= n * lo_den and n * hi_den <= hi_num * count:
             ratio = Fraction(n, count)
         else:
-            ratio = _simplest_between(Fraction(lo_num, lo_den), Fraction(hi_num, hi_den))
+            lo_x, hi_x = Fraction(lo_num, lo_den), Fraction(hi_num, hi_den)
+            ratio = min(_simplest_between(lo_x * count, hi_x * count) / count, _simplest_between(lo_x, hi_x),
+                        key=lambda r: math.lcm(count, r.denominator))
         count = math.lcm(count, ratio.denominator)
         finest = max(finest, (ratio.denominator, (what, v)), key=lambda f: f[0])
         if count > MAX_GRID_CELLS:
