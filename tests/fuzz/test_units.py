@@ -293,3 +293,26 @@ def test_packing_mip_grid_is_the_unit_copys_in_any_unit(doc, scale, offset):
     # than a unit test may, so the proof is the fuzz's to compare).
     b = run("mip", from_dict(transform(doc, scale, offset)), time_limit=2)
     assert b.status in ("optimal", "feasible") and b.lower_bound <= b.objective
+
+
+SLA_AT_THE_DEADLINE = {"family": "malleable", "schema_version": 1, "processors": 4, "objective": "minisum", "flows": [
+    {"sizes": [2.8, 0.1, 7.441], "max_processors": [4, 4, 1], "edges": [], "release": 1.3,
+     "cost": {"kind": "stretch", "work": 17.11}},
+    {"sizes": [8.69, 3.42, 8.0], "max_processors": [4, 1, 2], "edges": [], "release": 0.0,
+     "cost": {"kind": "sla", "deadlines": [14.922, 15.325], "heights": [3.4, 5.0]}},
+    {"sizes": [1.2, 9.744, 7.102], "max_processors": [3, 2, 3], "edges": [], "release": 0.0,
+     "cost": {"kind": "stretch", "work": 34.373}}]}
+
+
+@pytest.mark.parametrize(("scale", "offset"), [(1e5, 0.0), (1e5, 1000.0)])
+def test_malleable_mip_keeps_an_sla_deadline_its_solution_meets(scale, offset):
+    # From the malleable-costs fuzz (seed 61). At scale 1e5 the MIP's solution completes flow 1
+    # at its SLA deadline with every processor busy and its work 2.5e-10 of its size short (the
+    # solver's tolerance): the read-back gave it a tail past the deadline, a step more, and
+    # "feasible" where the unit copy is proven optimal. Missing work within DONE_FRACTION is done.
+    unit = run("mip", from_dict(SLA_AT_THE_DEADLINE), time_limit=20)
+    moved = run("mip", from_dict(transform(SLA_AT_THE_DEADLINE, scale, offset)), time_limit=20)
+    assert unit.status == moved.status == "optimal"
+    stretch = sum(offset / (scale * f["cost"]["work"]) for f in SLA_AT_THE_DEADLINE["flows"]
+                  if f["cost"]["kind"] == "stretch")
+    assert moved.objective == pytest.approx(unit.objective + stretch, rel=1e-6)
