@@ -124,8 +124,20 @@ _CERTIFY_AFTER = 8  # full-pass starts of a fill before the certified choice is 
 _REANCHOR = 128  # certified starts between two full passes (which re-anchor the sums)
 _ELSEWHERE_MOVES = 64  # more elsewhere candidates re-scored by one start: the certified choice stops
 _CHECK_BOOKS = False  # tests: every full pass checks the tracked sums against its exact ones
+_SCALAR_PAIRS = 32  # a start on a machine with at most this many pairs updates them in plain Python
 _U = 2.0 ** -53
 _EMPTY = -1e300  # the best alignment of a group with no candidate
+
+
+def _np_sum(terms: list) -> float:
+    """float(np.array(terms).sum()), bit for bit: numpy adds fewer than 8 floats left to right
+    (pairwise summation starts at 8)."""
+    if len(terms) >= 8:
+        return float(np.array(terms).sum())
+    total = 0.0
+    for x in terms:
+        total += x
+    return total
 
 
 class _CertState(SimpleNamespace):
@@ -298,22 +310,23 @@ class _Certified:
     def leave(self, tk: int) -> None:
         """Task tk starts: its candidates and its terms in the sums go (before any state changes)."""
         s = self.s
-        j = int(self.grp[tk])
-        qk = float(s.task_q[tk])
+        j = self.grp.item(tk)
+        qk = s.task_q.item(tk)
         dn, da = 0, 0.0
-        for p in range(int(s.task_lo[tk]), int(s.task_hi[tk])):
-            if s.ok[p]:
-                a = float(s.pair_align[p])
+        ok, pair_align = s.ok, s.pair_align
+        for p in range(s.task_lo.item(tk), s.task_hi.item(tk)):
+            if ok.item(p):
+                a = pair_align.item(p)
                 dn, da = dn + 1, da + a
                 self._dec(j, a)
         dq = qk * dn
-        e = float(self.ea[tk])
+        e = self.ea.item(tk)
         if e > -np.inf:
             self._dec(j, e)
             self.ea[tk] = -np.inf
-        if s.fresh_ruled[tk]:
-            d = float(s.demand[tk])
-            xc, xcap = int(s.x_count[tk]), float(s.x_cap[tk])
+        if s.fresh_ruled.item(tk):
+            d = s.demand.item(tk)
+            xc, xcap = s.x_count.item(tk), s.x_cap.item(tk)
             rooms, rshare = 0, 0.0
             if s.cap >= d:
                 fs = s.sorted_free
@@ -322,14 +335,14 @@ class _Certified:
                 else:
                     at = int(np.searchsorted(fs + self.tol, d, side="left"))
                     rooms, rshare = len(fs) - at, float(fs[at:].sum()) / s.cap ** 2
-                L = int(self.level[tk])
-                dp = float(s.demand_pen[tk])
+                L = self.level.item(tk)
+                dp = s.demand_pen.item(tk)
                 self.lvl_n[L] -= 1
                 self.lvl_a[L] -= dp
                 self.lvl_q[L] -= qk
                 self.tn, self.ta, self.tq = self.tn - 1, self.ta - dp, self.tq - qk
             dn += rooms - xc
-            da += float(s.demand_pen[tk]) * (rshare - xcap)
+            da += s.demand_pen.item(tk) * (rshare - xcap)
             dq += qk * (rooms - xc)
         self.n -= dn
         self.sa -= da
@@ -344,17 +357,31 @@ class _Certified:
         self.sa -= float((s.demand_pen[u] * (s.x_cap[u] - old_cap)).sum())
         self.sq -= float((s.task_q[u] * dc).sum())
 
+    def explicit_room_moved_scalar(self, u: list, old_count: list, old_cap: list) -> None:
+        """:meth:`explicit_room_moved` on lists (the same sums, in numpy's order)."""
+        s = self.s
+        x_count, x_cap, demand_pen, task_q = s.x_count, s.x_cap, s.demand_pen, s.task_q
+        dc = [x_count.item(t) - c for t, c in zip(u, old_count)]
+        self.n -= sum(dc)
+        self.sa -= _np_sum([demand_pen.item(t) * (x_cap.item(t) - c) for t, c in zip(u, old_cap)])
+        self.sq -= _np_sum([task_q.item(t) * c for t, c in zip(u, dc)])
+
     def pairs_moved(self, on: np.ndarray, old_ok: np.ndarray, old_align: np.ndarray) -> None:
         """The pairs on the machine started have new alignments, and some no longer fit."""
         s = self.s
         new_ok, new_align = s.ok[on], s.pair_align[on]
-        for p, o, no, oa, na in zip(on.tolist(), old_ok.tolist(), new_ok.tolist(), old_align.tolist(),
-                                    new_align.tolist()):
+        self.pairs_moved_scalar(zip(on.tolist(), old_ok.tolist(), new_ok.tolist(), old_align.tolist(),
+                                    new_align.tolist()))
+
+    def pairs_moved_scalar(self, moved) -> None:
+        """:meth:`pairs_moved` on (pair, old ok, new ok, old alignment, new alignment) rows."""
+        s = self.s
+        for p, o, no, oa, na in moved:
             if not o or (no and oa == na):
                 continue  # ok only turns off within a fill
-            t = int(s.pt[p])
-            j = int(self.grp[t])
-            q = float(s.pair_q[p])
+            t = s.pt.item(p)
+            j = self.grp.item(t)
+            q = s.pair_q.item(p)
             self.n -= 1
             self.sa -= oa
             self.sq -= q
@@ -482,6 +509,12 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     by_machine = np.argsort(pm, kind="stable")
     machine_lo = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="left")
     machine_hi = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="right")
+    # Plain-Python copies of the fixed arrays, for the per-start updates of a few pairs.
+    pt_l, pm_l, by_machine_l = pt.tolist(), pm.tolist(), by_machine.tolist()
+    task_lo_l, task_hi_l = task_lo.tolist(), task_hi.tolist()
+    machine_lo_l, machine_hi_l = machine_lo.tolist(), machine_hi.tolist()
+    demand_l, caps_l, caps_sq_l = demand.tolist(), caps.tolist(), caps_sq.tolist()
+    fit_tol_l, pair_pen_l = fit_tol.tolist(), pair_pen.tolist()
     job = instance.task_job
     w = np.asarray(instance.weights, dtype=float)
     release = instance.release[job]
@@ -590,6 +623,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         # (taken out of the class totals, which hold every machine of the class with room).
         fresh_ruled = (home < 0) & ruled
         fresh_pair = fresh_ruled[pt]
+        fresh_pair_l = fresh_pair.tolist()
         mine = ok & fresh_pair
         x_count = np.bincount(pt[mine], minlength=nT)
         x_cap = np.zeros(nT)
@@ -613,13 +647,73 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         def start(tk: int, ik: int, p: float, cert) -> None:
             """Start tk on ik and update what the start changed: the task's pairs leave, and
             machine ik has less room (and the certified choice's books, if it is on)."""
-            was = float(free[ik])
+            was = free.item(ik)
             if cert is not None:
                 cert.leave(tk)
             begin(tk, ik, p)
             act[tk] = False
-            ok[task_lo[tk]:task_hi[tk]] = False
-            on = by_machine[machine_lo[ik]:machine_hi[ik]]
+            ok[task_lo_l[tk]:task_hi_l[tk]] = False
+            lo, hi = machine_lo_l[ik], machine_hi_l[ik]
+            if hi - lo <= _SCALAR_PAIRS:
+                start_pairs_scalar(ik, by_machine_l[lo:hi], cert)
+            else:
+                start_pairs(ik, by_machine[lo:hi], cert)
+            c = int(class_of[ik])
+            was_top = [m for _, m in ranked[c][:width + 1]] if cert is not None else None
+            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
+            fs = sorted_free[c]
+            now_free = free.item(ik)
+            out = int(np.searchsorted(fs, was))
+            into = int(np.searchsorted(fs[:out], now_free))
+            fs[into + 1:out + 1] = fs[into:out]
+            fs[into] = now_free
+            lst = ranked[c]
+            del lst[bisect.bisect_left(lst, (-was, ik))]
+            bisect.insort(lst, (-now_free, ik))
+            if cert is not None:
+                cert.machine_moved(ik, was, was_top)
+
+        def start_pairs_scalar(ik: int, on: list, cert) -> None:
+            """:func:`start_pairs` in plain Python, pair by pair (the same elementwise arithmetic;
+            each explicit room is summed in pair order from 0.0 as np.add.at does)."""
+            f = free.item(ik)
+            cap = caps_l[ik]
+            fit = f + fit_tol_l[ik]
+            moved = [] if cert is not None else None
+            u = []
+            for p in on:
+                t = pt_l[p]
+                d = demand_l[t]
+                na = d / cap * f / cap * pair_pen_l[p]
+                o = ok.item(p)
+                no = o and d <= fit
+                if moved is not None:
+                    moved.append((p, o, no, pair_align.item(p), na))
+                pair_align[p] = na
+                if o and not no:
+                    ok[p] = False
+                if fresh_pair_l[p] and act.item(t):
+                    u.append(t)  # distinct (a placement names a machine once) and sorted
+            if u:
+                if cert is not None:
+                    u_count, u_cap = [x_count.item(t) for t in u], [x_cap.item(t) for t in u]
+                for t in u:  # every pair of t is fresh, as its pair on ik is
+                    n_ok, room = 0, 0.0
+                    for q in range(task_lo_l[t], task_hi_l[t]):
+                        if ok.item(q):
+                            m = pm_l[q]
+                            n_ok += 1
+                            room += free.item(m) / caps_sq_l[m]
+                    x_count[t] = n_ok
+                    x_cap[t] = room
+                if cert is not None:
+                    cert.explicit_room_moved_scalar(u, u_count, u_cap)
+            if cert is not None:
+                cert.pairs_moved_scalar(moved)
+
+        def start_pairs(ik: int, on: np.ndarray, cert) -> None:
+            """Machine ik (just started) has less room: its pairs' alignments, which of them fit,
+            and the explicit room of the fresh ruled tasks with a pair there."""
             if cert is not None:
                 on_ok, on_align = ok[on], pair_align[on]
             pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
@@ -642,19 +736,6 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                     cert.explicit_room_moved(u, u_count, u_cap)
             if cert is not None:
                 cert.pairs_moved(on, on_ok, on_align)
-            c = int(class_of[ik])
-            was_top = [m for _, m in ranked[c][:width + 1]] if cert is not None else None
-            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
-            fs = sorted_free[c]
-            out = int(np.searchsorted(fs, was))
-            into = int(np.searchsorted(fs[:out], free[ik]))
-            fs[into + 1:out + 1] = fs[into:out]
-            fs[into] = free[ik]
-            lst = ranked[c]
-            del lst[bisect.bisect_left(lst, (-was, ik))]
-            bisect.insort(lst, (-float(free[ik]), ik))
-            if cert is not None:
-                cert.machine_moved(ik, was, was_top)
 
         def cert_state():
             return _CertState(pt=pt, pm=pm, pp=pp, pos=pos, width=width, named=named, demand=demand, caps=caps,

@@ -280,6 +280,24 @@ def test_certified_tetris_choice_on_contended_compressed_instances(inst):
                     == ref_tetris.tetris_packing(inst, preemptive=preemptive))
 
 
+@settings(max_examples=40, deadline=None)
+@given(contended_compressed(), st.booleans())
+def test_tetris_start_updates_whole_array_and_pair_by_pair_agree(inst, certified):
+    """A start updates a machine's pairs in plain Python when it has at most ``_SCALAR_PAIRS`` of
+    them (every machine of the small instances above), with whole-array steps otherwise: the
+    whole-array steps, forced everywhere, give the reference's runs too."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(packing_baselines, "_SCALAR_PAIRS", -1)
+        if certified:
+            mp.setattr(packing_baselines, "_CERTIFY_MIN", 0)
+            mp.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
+            mp.setattr(packing_baselines, "_REANCHOR", 5)
+            mp.setattr(packing_baselines, "_CHECK_BOOKS", True)
+        for preemptive in (False, True):
+            assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
+                    == ref_tetris.tetris_packing(inst, preemptive=preemptive))
+
+
 def test_certified_tetris_choice_is_taken_on_a_large_fresh_fill():
     """The certified path is the one that runs on a big one-class fill (not only the full pass):
     a fill of 600 tasks on 400 identical machines certifies most of its starts, with the default
