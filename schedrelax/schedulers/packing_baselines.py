@@ -551,12 +551,22 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         rem[r] -= (now - run_start[r]) / run_time[r]
         run_machine[r] = -1
 
+    # Tetris-np: a run ends at its start plus its time (its remaining share stays 1), so the
+    # running tasks are a heap of (end, task) and the tasks started are counted.
+    ends: list[tuple[float, int]] | None = None if preemptive else []
+    busy = np.zeros(len(caps), dtype=np.int64)  # Tetris-np: running tasks per machine
+    n_started = [0]
+
     def begin(t: int, i: int, p: float) -> None:
         run_machine[t], run_start[t], run_time[t] = i, now, p
         home[t] = i
         free[i] -= demand[t]
         if np.isnan(run_from[t]):
             run_from[t] = now
+        if ends is not None:
+            heapq.heappush(ends, (now + 1.0 * p, t))  # run_start + rem·run_time
+            busy[i] += 1
+            n_started[0] += 1
 
     def begin_all(t: np.ndarray, i: np.ndarray, p: np.ndarray) -> None:
         """:func:`begin` for each (t, i, p) in turn, as whole-array steps."""
@@ -852,7 +862,54 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 cert = None
                 certify = False
 
+    def np_events(scale: float):
+        """The decision times of Tetris-np, as the loop below runs them (which reads every task
+        at each one): the runs that end come off the heap, and are stopped in task order (so rows
+        and free room come out in the same order); only the machines they leave idle are reset
+        when there are no reservations (an idle machine's room is already its capacity then);
+        a fill runs only when some released task has not started."""
+        nonlocal now, taken
+        n_done = 0
+        released = np.sort(release).tolist()
+        releases_l = releases.tolist()
+        reserved = instance.reserve_until.size > 0
+        while n_done < nT:
+            slack = now + time_slack(scale, now)
+            ended = []
+            while ends and ends[0][0] <= slack:
+                ended.append(heapq.heappop(ends)[1])
+            ended.sort()
+            for t in ended:
+                i = run_machine.item(t)
+                stop(t, now)
+                done[t] = True
+                busy[i] -= 1
+            n_done += len(ended)
+            if reserved:
+                now_taken = instance.reserved_at(now)
+                np.add(free, taken - now_taken, out=free)
+                taken = now_taken
+                idle = busy == 0
+                free[idle] = caps[idle] - taken[idle]
+            else:
+                for t in ended:
+                    i = int(home[t])
+                    if busy[i] == 0:
+                        free[i] = caps[i] - taken[i]
+            if bisect.bisect_right(released, now) > n_started[0]:
+                left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
+                fill(left)  # (no task waits for its home machine: none is ever cut)
+            if n_done == nT:
+                break
+            k = bisect.bisect_right(releases_l, now)
+            now = min(ends[0][0] if ends else np.inf, releases_l[k] if k < len(releases_l) else np.inf)
+            if not np.isfinite(now):
+                raise RuntimeError("tetris: tasks wait on idle machines (a bug: every task fits one)")
+        return rows
+
     scale = time_scale(instance)  # tasks ending within a sliver of the shortest one end together
+    if not preemptive:
+        return np_events(scale)
     while not done.all():
         running = np.flatnonzero(run_machine >= 0)
         for t in running[run_start[running] + rem[running] * run_time[running] <= now + time_slack(scale, now)]:
