@@ -907,6 +907,62 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 raise RuntimeError("tetris: tasks wait on idle machines (a bug: every task fits one)")
         return rows
 
+    def steady(running: np.ndarray, scale: float) -> bool:
+        """Tetris-p while nothing waits: every released task that is not done runs, all of them
+        (re)started now. At each following completion time that is not also a release or the end
+        of a reservation, the loop below would stop the tasks that end (in task order), cut the
+        others, and restart each at home by :func:`restart_homed`'s first shortcut, as it holds
+        for them all now (checked here, with the room the loop's reset gives every machine, which
+        stays the same until a reservation ends) and so for any of them later: a machine's total
+        demand, summed in task order, only shrinks when terms leave, and its margin with them.
+        That restart changes nothing but the start time, so these times are taken here, on the
+        running tasks' own arrays: the remaining shares are cut with the same arithmetic, and the
+        free room, which the loop resets before reading at its next decision time, is not
+        tracked. Returns False (nothing done) if the shortcut does not hold now; else True, with
+        every task done or `now` at the next decision time the loop must take itself."""
+        nonlocal now
+        r = running
+        hm = home[r]
+        d = demand[r]
+        room = caps - taken
+        if not (d <= room[hm] + fit_tol[hm]).all():
+            return False
+        count = np.bincount(hm, minlength=len(caps))
+        total = np.bincount(hm, weights=d, minlength=len(caps))
+        if not (total <= room + fit_tol - 1e-12 * np.maximum(1.0, caps) * count).all():
+            return False
+        releases_l = releases.tolist()
+        t_prev = now  # every run of r started then
+        r_time, r_rem = run_time[r], rem[r]
+        while True:
+            ends = t_prev + r_rem * r_time  # run_start + rem·run_time
+            nxt = float(ends.min()) if len(r) else np.inf
+            k = bisect.bisect_right(releases_l, t_prev)
+            later = releases_l[k] if k < len(releases_l) else np.inf
+            t = min(nxt, later)
+            if later <= nxt:  # a release or a reservation's end: the loop's
+                if not np.isfinite(t):
+                    raise RuntimeError("tetris: tasks wait on idle machines (a bug: every task fits one)")
+                break
+            fin = ends <= t + time_slack(scale, t)
+            if fin.any():
+                j = np.flatnonzero(fin)
+                for tk, x in zip(r[j].tolist(), r_rem[j].tolist()):
+                    rem[tk], run_start[tk] = x, t_prev
+                    now = t
+                    stop(tk, t)
+                    done[tk] = True
+                keep = ~fin
+                r, r_time, r_rem = r[keep], r_time[keep], r_rem[keep]
+                if not len(r) and done.all():
+                    rem[r], run_start[r] = r_rem, t_prev
+                    return True
+            r_rem -= (t - t_prev) / r_time  # cut_all, then the restart at home
+            t_prev = t
+        rem[r], run_start[r] = r_rem, t_prev
+        now = t
+        return True
+
     scale = time_scale(instance)  # tasks ending within a sliver of the shortest one end together
     if not preemptive:
         return np_events(scale)
@@ -936,6 +992,10 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         if done.all():
             break
         running = np.flatnonzero(run_machine >= 0)
+        if len(running) and not (~done & (run_machine < 0) & (release <= now)).any() and steady(running, scale):
+            if done.all():
+                break
+            continue
         nxt = float((run_start[running] + rem[running] * run_time[running]).min()) if len(running) else np.inf
         later = releases[releases > now]
         now = min(nxt, float(later[0]) if len(later) else np.inf)

@@ -322,3 +322,20 @@ def test_certified_tetris_choice_is_taken_on_a_large_fresh_fill():
         rows = packing_baselines.tetris_packing(inst, preemptive=False)
     assert sum(picks) > 400
     assert rows == ref_tetris.tetris_packing(inst, preemptive=False)
+
+
+@pytest.mark.parametrize("over", [0.0, 0.999e-9])
+def test_tetris_p_steady_completions_and_a_machine_packed_to_its_tolerance(over):
+    """Tetris-p takes the completion times at which nothing waits and nothing is released on the
+    running tasks' own arrays (the restart at home is :func:`restart_homed`'s first shortcut for
+    them all). A machine packed within the fit tolerance over its capacity fails that shortcut's
+    margin (``over`` > 0): the decision times are then the loop's own, restart by restart. Both
+    give the reference's runs."""
+    jobs = (PackingJob((PackingTask(0.5, [0], 2.0), PackingTask(0.5 + over, [0], 3.0),
+                        PackingTask(0.25, [1], 1.5)), weight=2.0),
+            PackingJob((PackingTask(0.25, [1], 4.0), PackingTask(0.5, [1], 1.0, elsewhere_time=5.0)),
+                       weight=1.0),
+            PackingJob((PackingTask(0.75, [2], 2.5),), weight=1.0, release=3.5))
+    inst = PackingInstance(capacities=np.ones(3), jobs=jobs)
+    assert (packing_baselines.tetris_packing(inst, preemptive=True)
+            == ref_tetris.tetris_packing(inst, preemptive=True))
