@@ -198,6 +198,8 @@ class _Certified:
         first = np.array(bounds[:-1])
         has = first < np.array(bounds[1:])
         self.A[has] = a[first[has]]
+        self.absA = np.abs(self.A)
+        self.buf, self.buf2 = np.empty(G), np.empty(G)  # choose's scratch
         run = np.flatnonzero(np.r_[True, (gr[1:] != gr[:-1]) | (a[1:] != a[:-1])]) if len(a) else first[:0]
         length = np.diff(np.r_[run, len(a)])
         self.CNT = [{} for _ in range(G)]
@@ -280,14 +282,20 @@ class _Certified:
         lo, hi = min(e1, e2), max(e1, e2)
         lo, hi = lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13
         big = max(abs(lo), abs(hi))
-        A, Q = self.A, self.Q
-        k = int((A - (lo + hi) / 2 * Q).argmax())
-        ak, qk = float(A[k]), float(Q[k])
+        A, Q, up, slack = self.A, self.Q, self.buf, self.buf2
+        np.subtract(A, np.multiply(Q, (lo + hi) / 2, out=up), out=up)
+        k = int(up.argmax())
+        ak, qk = A.item(k), Q.item(k)
         if ak <= _EMPTY / 2:
             return None
         margin = 1e-14 * (abs(ak) + big * qk)
         low = ak - hi * qk - margin
-        up = A - lo * Q + 1e-14 * (np.abs(A) + big * Q)
+        # up = A - lo·Q + 1e-14·(|A| + big·Q), in place
+        np.multiply(Q, big, out=slack)
+        np.add(self.absA, slack, out=slack)
+        np.multiply(slack, 1e-14, out=slack)
+        np.subtract(A, np.multiply(Q, lo, out=up), out=up)
+        np.add(up, slack, out=up)
         up[k] = -np.inf
         if up.max() >= low:
             return None
@@ -394,17 +402,18 @@ class _Certified:
                 heapq.heappush(self.H[j], (-na, t, int(s.pos[p]), p))
             self.touched.add(j)
 
-    def machine_moved(self, ik: int, was: float, was_top: list) -> None:
-        """Machine ik's free room went from `was` down to free[ik] (the class is sorted again)."""
+    def machine_moved(self, ik: int, was: float, was_top: bool) -> None:
+        """Machine ik's free room went from `was` down to free[ik] (the class is sorted again);
+        `was_top`: it was one of the class's width + 1 emptiest machines before."""
         s = self.s
-        now = float(s.free[ik])
+        now = s.free.item(ik)
         nw, aw, qw = self._G(was + self.tol)
         nn, an, qn = self._G(now + self.tol)
         self.n += nn - nw
         self.sa += (now * an - was * aw) / s.cap ** 2
         self.sq += qn - qw
         self.ftot += now - was
-        if ik in was_top:  # some task's class choice may have moved
+        if was_top:  # some task's class choice may have moved
             g = s.g0[s.act[s.g0]]
             ea, em = self._elsewhere(g)
             old = self.ea[g]
@@ -428,10 +437,11 @@ class _Certified:
             h = self.H[j]
             while h:
                 na, t, _, p = h[0]
-                if (ok[p] and pa[p] == -na) if p >= 0 else ea[t] == -na:
+                if (ok.item(p) and pa.item(p) == -na) if p >= 0 else ea.item(t) == -na:
                     break
                 heapq.heappop(h)
-            self.A[j] = -h[0][0] if h else _EMPTY
+            self.A[j] = a = -h[0][0] if h else _EMPTY
+            self.absA[j] = abs(a)
         self.touched.clear()
 
 
@@ -501,6 +511,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     class_of = np.full(len(caps), -1)
     for c, (members, _) in enumerate(classes):
         class_of[members] = c
+    class_of_l = class_of.tolist()
     fit_tol = FIT_TOL * np.maximum(1.0, caps)
     caps_sq = caps ** 2
     # A task's pairs are a slice (pt is sorted); a machine's pairs, a slice of by_machine.
@@ -668,17 +679,18 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 start_pairs_scalar(ik, by_machine_l[lo:hi], cert)
             else:
                 start_pairs(ik, by_machine[lo:hi], cert)
-            c = int(class_of[ik])
-            was_top = [m for _, m in ranked[c][:width + 1]] if cert is not None else None
+            c = class_of_l[ik]
             # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
             fs = sorted_free[c]
             now_free = free.item(ik)
-            out = int(np.searchsorted(fs, was))
-            into = int(np.searchsorted(fs[:out], now_free))
+            out = int(fs.searchsorted(was))
+            into = int(fs[:out].searchsorted(now_free))
             fs[into + 1:out + 1] = fs[into:out]
             fs[into] = now_free
             lst = ranked[c]
-            del lst[bisect.bisect_left(lst, (-was, ik))]
+            at = bisect.bisect_left(lst, (-was, ik))
+            was_top = at <= width  # ik was among the class's width + 1 emptiest machines
+            del lst[at]
             bisect.insort(lst, (-now_free, ik))
             if cert is not None:
                 cert.machine_moved(ik, was, was_top)
