@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -312,8 +313,8 @@ class _Certified:
         _, t, _, p = self.H[k][0]
         self.since += 1
         if p >= 0:
-            return t, int(s.pm[p]), float(s.pp[p])
-        return t, int(self.em[t]), float(s.other[t])
+            return t, s.pm.item(p), s.pp.item(p)
+        return t, self.em.item(t), s.other.item(t)
 
     def leave(self, tk: int) -> None:
         """Task tk starts: its candidates and its terms in the sums go (before any state changes)."""
@@ -571,8 +572,8 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     def begin(t: int, i: int, p: float) -> None:
         run_machine[t], run_start[t], run_time[t] = i, now, p
         home[t] = i
-        free[i] -= demand[t]
-        if np.isnan(run_from[t]):
+        free[i] = free.item(i) - demand_l[t]
+        if math.isnan(run_from.item(t)):
             run_from[t] = now
         if ends is not None:
             heapq.heappush(ends, (now + 1.0 * p, t))  # run_start + rem·run_time
