@@ -323,11 +323,16 @@ class _Certified:
         qk = s.task_q.item(tk)
         dn, da = 0, 0.0
         ok, pair_align = s.ok, s.pair_align
+        cnt = self.CNT[j]
         for p in range(s.task_lo.item(tk), s.task_hi.item(tk)):
             if ok.item(p):
                 a = pair_align.item(p)
                 dn, da = dn + 1, da + a
-                self._dec(j, a)
+                c = cnt[a] - 1  # _dec(j, a), inline
+                if c:
+                    cnt[a] = c
+                else:
+                    del cnt[a]
         dq = qk * dn
         e = self.ea.item(tk)
         if e > -np.inf:
@@ -394,13 +399,22 @@ class _Certified:
             self.n -= 1
             self.sa -= oa
             self.sq -= q
-            self._dec(j, oa)
+            cnt = self.CNT[j]  # _dec(j, oa), inline
+            c = cnt[oa] - 1
+            if c:
+                cnt[oa] = c
+            else:
+                del cnt[oa]
             if no:
                 self.n += 1
                 self.sa += na
                 self.sq += q
-                self._inc(j, na)
-                heapq.heappush(self.H[j], (-na, t, int(s.pos[p]), p))
+                if na in cnt:  # _inc(j, na), inline
+                    cnt[na] += 1
+                else:
+                    cnt[na] = 1
+                    heapq.heappush(self.VH[j], -na)
+                heapq.heappush(self.H[j], (-na, t, s.pos.item(p), p))
             self.touched.add(j)
 
     def machine_moved(self, ik: int, was: float, was_top: bool) -> None:
