@@ -492,10 +492,13 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     is found by a maximum instead of a sort. A start costs a few O(tasks + pairs) vector passes
     and one O(machines of the class) cumulative sum, and no Python loop over tasks (the tasks
     that name a class's emptiest machine, and those with a pair on the machine just started, are
-    whole-array steps too). Preempting and restarting every running task at a decision time are
-    whole-array steps. A big fill of fresh tasks on one machine class takes most starts without
-    the full pass, when the choice is proved to be the same (:class:`_Certified`). The
-    arithmetic, and so every run, is the same as re-scoring everything at every start
+    whole-array steps too; a machine with few pairs is updated pair by pair in plain Python).
+    Preempting and restarting every running task at a decision time are whole-array steps. A big
+    fill of fresh tasks on one machine class takes most starts without the full pass, when the
+    choice is proved to be the same (:class:`_Certified`). Tetris-np's decision times come off a
+    heap of end times; Tetris-p's completion times at which nothing waits, and nothing is
+    released, are taken on the running tasks' own arrays (every task restarts at home there).
+    The arithmetic, and so every run, is the same as re-scoring everything at every start
     (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
