@@ -77,6 +77,35 @@ over the 1,013 completion times (whole-array steps over every task at each). The
 never certifies (the class's emptiest room moves at every start; Tetris-p's fills restart
 preempted tasks), so it runs the full pass as before.
 
+Third round, second part (before = commit 4cdce4f, the table above's "after"): a start on a
+machine with at most 32 pairs updates them, and the certified choice's books, pair by pair in
+plain Python (the same elementwise arithmetic; sums of under 8 terms left to right, as numpy
+adds them); Tetris-np's decision times come off a heap of end times (the runs that end stopped
+in task order; only the machines they leave idle reset when there are no reservations);
+Tetris-p's completion times at which nothing waits and nothing is released are taken on the
+running tasks' own arrays (restart_homed's first shortcut, checked once, holds for every subset
+of the tasks: only the start time changes). Same measurement (one process, algorithms.run under
+time.process_time, interleaved with the before code's tetris_packing swapped in, best of 3;
+contended tetris about 20 s a run); the machine at load 1.8-2.9 on its 2 cores (a fuzz job
+beside it). Round one measured fifo at 0.084 s and this before code at 4.2x / 5.3x; here fifo
+took 0.098 s and the same code 3.5x / 4.6x: the ratios move by some 15 % with the load, about the
+margin left under 3x::
+
+    | shape                | algorithm | before s | after s | before / fifo | after / fifo |
+    | 300 jobs, 5,000 m.   | fifo      |   0.098  |  0.098  |   1.0         |   1.0        |
+    | 300 jobs, 5,000 m.   | tetris-np |   0.345  |  0.228  |   3.5         |   2.3        |
+    | 300 jobs, 5,000 m.   | tetris    |   0.450  |  0.239  |   4.6         |   2.4        |
+    | 60 jobs, load 0.9    | fifo      |   0.202  |  0.202  |   1.0         |   1.0        |
+    | 60 jobs, load 0.9    | tetris-np |   0.301  |  0.283  |   1.5         |   1.4        |
+    | 60 jobs, load 0.9    | tetris    |  21.5    | 20.6    | 106.2         | 102.2        |
+
+Under 3x fifo, both, on the Google shape (after / before: 0.66 and 0.53). What is left there is
+the fill at time 0 (about 0.19 s: 4,390 certified starts at about 35 µs each — the certified
+check over the 265 SRPT groups, the books' heaps, the start's own updates — and 43 full passes
+at about 0.8 ms); the 1,013 completion times now cost about 0.01-0.02 s. The contended shape's
+tetris is Tetris-p refilling its 8 machines by score at every decision time (about 160,000
+starts, as the second round counted; not profiled again here), untouched.
+
 Not a test: run by hand, e.g.
 
     python benchmarks/cluster_scale.py --before /tmp/old --timeout 300

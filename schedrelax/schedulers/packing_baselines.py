@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
+import math
 from types import SimpleNamespace
 
 import numpy as np
@@ -124,8 +125,20 @@ _CERTIFY_AFTER = 8  # full-pass starts of a fill before the certified choice is 
 _REANCHOR = 128  # certified starts between two full passes (which re-anchor the sums)
 _ELSEWHERE_MOVES = 64  # more elsewhere candidates re-scored by one start: the certified choice stops
 _CHECK_BOOKS = False  # tests: every full pass checks the tracked sums against its exact ones
+_SCALAR_PAIRS = 32  # a start on a machine with at most this many pairs updates them in plain Python
 _U = 2.0 ** -53
 _EMPTY = -1e300  # the best alignment of a group with no candidate
+
+
+def _np_sum(terms: list) -> float:
+    """float(np.array(terms).sum()), bit for bit: numpy adds fewer than 8 floats left to right
+    (pairwise summation starts at 8)."""
+    if len(terms) >= 8:
+        return float(np.array(terms).sum())
+    total = 0.0
+    for x in terms:
+        total += x
+    return total
 
 
 class _CertState(SimpleNamespace):
@@ -186,6 +199,8 @@ class _Certified:
         first = np.array(bounds[:-1])
         has = first < np.array(bounds[1:])
         self.A[has] = a[first[has]]
+        self.absA = np.abs(self.A)
+        self.buf, self.buf2 = np.empty(G), np.empty(G)  # choose's scratch
         run = np.flatnonzero(np.r_[True, (gr[1:] != gr[:-1]) | (a[1:] != a[:-1])]) if len(a) else first[:0]
         length = np.diff(np.r_[run, len(a)])
         self.CNT = [{} for _ in range(G)]
@@ -268,14 +283,20 @@ class _Certified:
         lo, hi = min(e1, e2), max(e1, e2)
         lo, hi = lo - abs(lo) * 1e-13, hi + abs(hi) * 1e-13
         big = max(abs(lo), abs(hi))
-        A, Q = self.A, self.Q
-        k = int((A - (lo + hi) / 2 * Q).argmax())
-        ak, qk = float(A[k]), float(Q[k])
+        A, Q, up, slack = self.A, self.Q, self.buf, self.buf2
+        np.subtract(A, np.multiply(Q, (lo + hi) / 2, out=up), out=up)
+        k = int(up.argmax())
+        ak, qk = A.item(k), Q.item(k)
         if ak <= _EMPTY / 2:
             return None
         margin = 1e-14 * (abs(ak) + big * qk)
         low = ak - hi * qk - margin
-        up = A - lo * Q + 1e-14 * (np.abs(A) + big * Q)
+        # up = A - lo·Q + 1e-14·(|A| + big·Q), in place
+        np.multiply(Q, big, out=slack)
+        np.add(self.absA, slack, out=slack)
+        np.multiply(slack, 1e-14, out=slack)
+        np.subtract(A, np.multiply(Q, lo, out=up), out=up)
+        np.add(up, slack, out=up)
         up[k] = -np.inf
         if up.max() >= low:
             return None
@@ -292,28 +313,34 @@ class _Certified:
         _, t, _, p = self.H[k][0]
         self.since += 1
         if p >= 0:
-            return t, int(s.pm[p]), float(s.pp[p])
-        return t, int(self.em[t]), float(s.other[t])
+            return t, s.pm.item(p), s.pp.item(p)
+        return t, self.em.item(t), s.other.item(t)
 
     def leave(self, tk: int) -> None:
         """Task tk starts: its candidates and its terms in the sums go (before any state changes)."""
         s = self.s
-        j = int(self.grp[tk])
-        qk = float(s.task_q[tk])
+        j = self.grp.item(tk)
+        qk = s.task_q.item(tk)
         dn, da = 0, 0.0
-        for p in range(int(s.task_lo[tk]), int(s.task_hi[tk])):
-            if s.ok[p]:
-                a = float(s.pair_align[p])
+        ok, pair_align = s.ok, s.pair_align
+        cnt = self.CNT[j]
+        for p in range(s.task_lo.item(tk), s.task_hi.item(tk)):
+            if ok.item(p):
+                a = pair_align.item(p)
                 dn, da = dn + 1, da + a
-                self._dec(j, a)
+                c = cnt[a] - 1  # _dec(j, a), inline
+                if c:
+                    cnt[a] = c
+                else:
+                    del cnt[a]
         dq = qk * dn
-        e = float(self.ea[tk])
+        e = self.ea.item(tk)
         if e > -np.inf:
             self._dec(j, e)
             self.ea[tk] = -np.inf
-        if s.fresh_ruled[tk]:
-            d = float(s.demand[tk])
-            xc, xcap = int(s.x_count[tk]), float(s.x_cap[tk])
+        if s.fresh_ruled.item(tk):
+            d = s.demand.item(tk)
+            xc, xcap = s.x_count.item(tk), s.x_cap.item(tk)
             rooms, rshare = 0, 0.0
             if s.cap >= d:
                 fs = s.sorted_free
@@ -322,14 +349,14 @@ class _Certified:
                 else:
                     at = int(np.searchsorted(fs + self.tol, d, side="left"))
                     rooms, rshare = len(fs) - at, float(fs[at:].sum()) / s.cap ** 2
-                L = int(self.level[tk])
-                dp = float(s.demand_pen[tk])
+                L = self.level.item(tk)
+                dp = s.demand_pen.item(tk)
                 self.lvl_n[L] -= 1
                 self.lvl_a[L] -= dp
                 self.lvl_q[L] -= qk
                 self.tn, self.ta, self.tq = self.tn - 1, self.ta - dp, self.tq - qk
             dn += rooms - xc
-            da += float(s.demand_pen[tk]) * (rshare - xcap)
+            da += s.demand_pen.item(tk) * (rshare - xcap)
             dq += qk * (rooms - xc)
         self.n -= dn
         self.sa -= da
@@ -344,40 +371,64 @@ class _Certified:
         self.sa -= float((s.demand_pen[u] * (s.x_cap[u] - old_cap)).sum())
         self.sq -= float((s.task_q[u] * dc).sum())
 
+    def explicit_room_moved_scalar(self, u: list, old_count: list, old_cap: list) -> None:
+        """:meth:`explicit_room_moved` on lists (the same sums, in numpy's order)."""
+        s = self.s
+        x_count, x_cap, demand_pen, task_q = s.x_count, s.x_cap, s.demand_pen, s.task_q
+        dc = [x_count.item(t) - c for t, c in zip(u, old_count)]
+        self.n -= sum(dc)
+        self.sa -= _np_sum([demand_pen.item(t) * (x_cap.item(t) - c) for t, c in zip(u, old_cap)])
+        self.sq -= _np_sum([task_q.item(t) * c for t, c in zip(u, dc)])
+
     def pairs_moved(self, on: np.ndarray, old_ok: np.ndarray, old_align: np.ndarray) -> None:
         """The pairs on the machine started have new alignments, and some no longer fit."""
         s = self.s
         new_ok, new_align = s.ok[on], s.pair_align[on]
-        for p, o, no, oa, na in zip(on.tolist(), old_ok.tolist(), new_ok.tolist(), old_align.tolist(),
-                                    new_align.tolist()):
+        self.pairs_moved_scalar(zip(on.tolist(), old_ok.tolist(), new_ok.tolist(), old_align.tolist(),
+                                    new_align.tolist()))
+
+    def pairs_moved_scalar(self, moved) -> None:
+        """:meth:`pairs_moved` on (pair, old ok, new ok, old alignment, new alignment) rows."""
+        s = self.s
+        for p, o, no, oa, na in moved:
             if not o or (no and oa == na):
                 continue  # ok only turns off within a fill
-            t = int(s.pt[p])
-            j = int(self.grp[t])
-            q = float(s.pair_q[p])
+            t = s.pt.item(p)
+            j = self.grp.item(t)
+            q = s.pair_q.item(p)
             self.n -= 1
             self.sa -= oa
             self.sq -= q
-            self._dec(j, oa)
+            cnt = self.CNT[j]  # _dec(j, oa), inline
+            c = cnt[oa] - 1
+            if c:
+                cnt[oa] = c
+            else:
+                del cnt[oa]
             if no:
                 self.n += 1
                 self.sa += na
                 self.sq += q
-                self._inc(j, na)
-                heapq.heappush(self.H[j], (-na, t, int(s.pos[p]), p))
+                if na in cnt:  # _inc(j, na), inline
+                    cnt[na] += 1
+                else:
+                    cnt[na] = 1
+                    heapq.heappush(self.VH[j], -na)
+                heapq.heappush(self.H[j], (-na, t, s.pos.item(p), p))
             self.touched.add(j)
 
-    def machine_moved(self, ik: int, was: float, was_top: list) -> None:
-        """Machine ik's free room went from `was` down to free[ik] (the class is sorted again)."""
+    def machine_moved(self, ik: int, was: float, was_top: bool) -> None:
+        """Machine ik's free room went from `was` down to free[ik] (the class is sorted again);
+        `was_top`: it was one of the class's width + 1 emptiest machines before."""
         s = self.s
-        now = float(s.free[ik])
+        now = s.free.item(ik)
         nw, aw, qw = self._G(was + self.tol)
         nn, an, qn = self._G(now + self.tol)
         self.n += nn - nw
         self.sa += (now * an - was * aw) / s.cap ** 2
         self.sq += qn - qw
         self.ftot += now - was
-        if ik in was_top:  # some task's class choice may have moved
+        if was_top:  # some task's class choice may have moved
             g = s.g0[s.act[s.g0]]
             ea, em = self._elsewhere(g)
             old = self.ea[g]
@@ -401,10 +452,11 @@ class _Certified:
             h = self.H[j]
             while h:
                 na, t, _, p = h[0]
-                if (ok[p] and pa[p] == -na) if p >= 0 else ea[t] == -na:
+                if (ok.item(p) and pa.item(p) == -na) if p >= 0 else ea.item(t) == -na:
                     break
                 heapq.heappop(h)
-            self.A[j] = -h[0][0] if h else _EMPTY
+            self.A[j] = a = -h[0][0] if h else _EMPTY
+            self.absA[j] = abs(a)
         self.touched.clear()
 
 
@@ -440,10 +492,13 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     is found by a maximum instead of a sort. A start costs a few O(tasks + pairs) vector passes
     and one O(machines of the class) cumulative sum, and no Python loop over tasks (the tasks
     that name a class's emptiest machine, and those with a pair on the machine just started, are
-    whole-array steps too). Preempting and restarting every running task at a decision time are
-    whole-array steps. A big fill of fresh tasks on one machine class takes most starts without
-    the full pass, when the choice is proved to be the same (:class:`_Certified`). The
-    arithmetic, and so every run, is the same as re-scoring everything at every start
+    whole-array steps too; a machine with few pairs is updated pair by pair in plain Python).
+    Preempting and restarting every running task at a decision time are whole-array steps. A big
+    fill of fresh tasks on one machine class takes most starts without the full pass, when the
+    choice is proved to be the same (:class:`_Certified`). Tetris-np's decision times come off a
+    heap of end times; Tetris-p's completion times at which nothing waits, and nothing is
+    released, are taken on the running tasks' own arrays (every task restarts at home there).
+    The arithmetic, and so every run, is the same as re-scoring everything at every start
     (``tests/schedulers/_reference_tetris.py``).
     """
     caps = np.asarray(instance.capacities, dtype=float)
@@ -474,6 +529,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     class_of = np.full(len(caps), -1)
     for c, (members, _) in enumerate(classes):
         class_of[members] = c
+    class_of_l = class_of.tolist()
     fit_tol = FIT_TOL * np.maximum(1.0, caps)
     caps_sq = caps ** 2
     # A task's pairs are a slice (pt is sorted); a machine's pairs, a slice of by_machine.
@@ -482,6 +538,12 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
     by_machine = np.argsort(pm, kind="stable")
     machine_lo = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="left")
     machine_hi = np.searchsorted(pm[by_machine], np.arange(len(caps)), side="right")
+    # Plain-Python copies of the fixed arrays, for the per-start updates of a few pairs.
+    pt_l, pm_l, by_machine_l = pt.tolist(), pm.tolist(), by_machine.tolist()
+    task_lo_l, task_hi_l = task_lo.tolist(), task_hi.tolist()
+    machine_lo_l, machine_hi_l = machine_lo.tolist(), machine_hi.tolist()
+    demand_l, caps_l, caps_sq_l = demand.tolist(), caps.tolist(), caps_sq.tolist()
+    fit_tol_l, pair_pen_l = fit_tol.tolist(), pair_pen.tolist()
     job = instance.task_job
     w = np.asarray(instance.weights, dtype=float)
     release = instance.release[job]
@@ -518,12 +580,22 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         rem[r] -= (now - run_start[r]) / run_time[r]
         run_machine[r] = -1
 
+    # Tetris-np: a run ends at its start plus its time (its remaining share stays 1), so the
+    # running tasks are a heap of (end, task) and the tasks started are counted.
+    ends: list[tuple[float, int]] | None = None if preemptive else []
+    busy = np.zeros(len(caps), dtype=np.int64)  # Tetris-np: running tasks per machine
+    n_started = [0]
+
     def begin(t: int, i: int, p: float) -> None:
         run_machine[t], run_start[t], run_time[t] = i, now, p
         home[t] = i
-        free[i] -= demand[t]
-        if np.isnan(run_from[t]):
+        free[i] = free.item(i) - demand_l[t]
+        if math.isnan(run_from.item(t)):
             run_from[t] = now
+        if ends is not None:
+            heapq.heappush(ends, (now + 1.0 * p, t))  # run_start + rem·run_time
+            busy[i] += 1
+            n_started[0] += 1
 
     def begin_all(t: np.ndarray, i: np.ndarray, p: np.ndarray) -> None:
         """:func:`begin` for each (t, i, p) in turn, as whole-array steps."""
@@ -590,6 +662,7 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         # (taken out of the class totals, which hold every machine of the class with room).
         fresh_ruled = (home < 0) & ruled
         fresh_pair = fresh_ruled[pt]
+        fresh_pair_l = fresh_pair.tolist()
         mine = ok & fresh_pair
         x_count = np.bincount(pt[mine], minlength=nT)
         x_cap = np.zeros(nT)
@@ -613,13 +686,74 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         def start(tk: int, ik: int, p: float, cert) -> None:
             """Start tk on ik and update what the start changed: the task's pairs leave, and
             machine ik has less room (and the certified choice's books, if it is on)."""
-            was = float(free[ik])
+            was = free.item(ik)
             if cert is not None:
                 cert.leave(tk)
             begin(tk, ik, p)
             act[tk] = False
-            ok[task_lo[tk]:task_hi[tk]] = False
-            on = by_machine[machine_lo[ik]:machine_hi[ik]]
+            ok[task_lo_l[tk]:task_hi_l[tk]] = False
+            lo, hi = machine_lo_l[ik], machine_hi_l[ik]
+            if hi - lo <= _SCALAR_PAIRS:
+                start_pairs_scalar(ik, by_machine_l[lo:hi], cert)
+            else:
+                start_pairs(ik, by_machine[lo:hi], cert)
+            c = class_of_l[ik]
+            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
+            fs = sorted_free[c]
+            now_free = free.item(ik)
+            out = int(fs.searchsorted(was))
+            into = int(fs[:out].searchsorted(now_free))
+            fs[into + 1:out + 1] = fs[into:out]
+            fs[into] = now_free
+            lst = ranked[c]
+            at = bisect.bisect_left(lst, (-was, ik))
+            was_top = at <= width  # ik was among the class's width + 1 emptiest machines
+            del lst[at]
+            bisect.insort(lst, (-now_free, ik))
+            if cert is not None:
+                cert.machine_moved(ik, was, was_top)
+
+        def start_pairs_scalar(ik: int, on: list, cert) -> None:
+            """:func:`start_pairs` in plain Python, pair by pair (the same elementwise arithmetic;
+            each explicit room is summed in pair order from 0.0 as np.add.at does)."""
+            f = free.item(ik)
+            cap = caps_l[ik]
+            fit = f + fit_tol_l[ik]
+            moved = [] if cert is not None else None
+            u = []
+            for p in on:
+                t = pt_l[p]
+                d = demand_l[t]
+                na = d / cap * f / cap * pair_pen_l[p]
+                o = ok.item(p)
+                no = o and d <= fit
+                if moved is not None:
+                    moved.append((p, o, no, pair_align.item(p), na))
+                pair_align[p] = na
+                if o and not no:
+                    ok[p] = False
+                if fresh_pair_l[p] and act.item(t):
+                    u.append(t)  # distinct (a placement names a machine once) and sorted
+            if u:
+                if cert is not None:
+                    u_count, u_cap = [x_count.item(t) for t in u], [x_cap.item(t) for t in u]
+                for t in u:  # every pair of t is fresh, as its pair on ik is
+                    n_ok, room = 0, 0.0
+                    for q in range(task_lo_l[t], task_hi_l[t]):
+                        if ok.item(q):
+                            m = pm_l[q]
+                            n_ok += 1
+                            room += free.item(m) / caps_sq_l[m]
+                    x_count[t] = n_ok
+                    x_cap[t] = room
+                if cert is not None:
+                    cert.explicit_room_moved_scalar(u, u_count, u_cap)
+            if cert is not None:
+                cert.pairs_moved_scalar(moved)
+
+        def start_pairs(ik: int, on: np.ndarray, cert) -> None:
+            """Machine ik (just started) has less room: its pairs' alignments, which of them fit,
+            and the explicit room of the fresh ruled tasks with a pair there."""
             if cert is not None:
                 on_ok, on_align = ok[on], pair_align[on]
             pair_align[on] = demand[pt[on]] / caps[pm[on]] * free[pm[on]] / caps[pm[on]] * pair_pen[on]
@@ -642,19 +776,6 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                     cert.explicit_room_moved(u, u_count, u_cap)
             if cert is not None:
                 cert.pairs_moved(on, on_ok, on_align)
-            c = int(class_of[ik])
-            was_top = [m for _, m in ranked[c][:width + 1]] if cert is not None else None
-            # The class's sorted free room with `was` replaced by the smaller free[ik], in place.
-            fs = sorted_free[c]
-            out = int(np.searchsorted(fs, was))
-            into = int(np.searchsorted(fs[:out], free[ik]))
-            fs[into + 1:out + 1] = fs[into:out]
-            fs[into] = free[ik]
-            lst = ranked[c]
-            del lst[bisect.bisect_left(lst, (-was, ik))]
-            bisect.insort(lst, (-float(free[ik]), ik))
-            if cert is not None:
-                cert.machine_moved(ik, was, was_top)
 
         def cert_state():
             return _CertState(pt=pt, pm=pm, pp=pp, pos=pos, width=width, named=named, demand=demand, caps=caps,
@@ -771,7 +892,110 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
                 cert = None
                 certify = False
 
+    def np_events(scale: float):
+        """The decision times of Tetris-np, as the loop below runs them (which reads every task
+        at each one): the runs that end come off the heap, and are stopped in task order (so rows
+        and free room come out in the same order); only the machines they leave idle are reset
+        when there are no reservations (an idle machine's room is already its capacity then);
+        a fill runs only when some released task has not started."""
+        nonlocal now, taken
+        n_done = 0
+        released = np.sort(release).tolist()
+        releases_l = releases.tolist()
+        reserved = instance.reserve_until.size > 0
+        while n_done < nT:
+            slack = now + time_slack(scale, now)
+            ended = []
+            while ends and ends[0][0] <= slack:
+                ended.append(heapq.heappop(ends)[1])
+            ended.sort()
+            for t in ended:
+                i = run_machine.item(t)
+                stop(t, now)
+                done[t] = True
+                busy[i] -= 1
+            n_done += len(ended)
+            if reserved:
+                now_taken = instance.reserved_at(now)
+                np.add(free, taken - now_taken, out=free)
+                taken = now_taken
+                idle = busy == 0
+                free[idle] = caps[idle] - taken[idle]
+            else:
+                for t in ended:
+                    i = int(home[t])
+                    if busy[i] == 0:
+                        free[i] = caps[i] - taken[i]
+            if bisect.bisect_right(released, now) > n_started[0]:
+                left = np.bincount(job, weights=np.where(done, 0.0, demand * rem * best), minlength=instance.n_jobs) / w
+                fill(left)  # (no task waits for its home machine: none is ever cut)
+            if n_done == nT:
+                break
+            k = bisect.bisect_right(releases_l, now)
+            now = min(ends[0][0] if ends else np.inf, releases_l[k] if k < len(releases_l) else np.inf)
+            if not np.isfinite(now):
+                raise RuntimeError("tetris: tasks wait on idle machines (a bug: every task fits one)")
+        return rows
+
+    def steady(running: np.ndarray, scale: float) -> bool:
+        """Tetris-p while nothing waits: every released task that is not done runs, all of them
+        (re)started now. At each following completion time that is not also a release or the end
+        of a reservation, the loop below would stop the tasks that end (in task order), cut the
+        others, and restart each at home by :func:`restart_homed`'s first shortcut, as it holds
+        for them all now (checked here, with the room the loop's reset gives every machine, which
+        stays the same until a reservation ends) and so for any of them later: a machine's total
+        demand, summed in task order, only shrinks when terms leave, and its margin with them.
+        That restart changes nothing but the start time, so these times are taken here, on the
+        running tasks' own arrays: the remaining shares are cut with the same arithmetic, and the
+        free room, which the loop resets before reading at its next decision time, is not
+        tracked. Returns False (nothing done) if the shortcut does not hold now; else True, with
+        every task done or `now` at the next decision time the loop must take itself."""
+        nonlocal now
+        r = running
+        hm = home[r]
+        d = demand[r]
+        room = caps - taken
+        if not (d <= room[hm] + fit_tol[hm]).all():
+            return False
+        count = np.bincount(hm, minlength=len(caps))
+        total = np.bincount(hm, weights=d, minlength=len(caps))
+        if not (total <= room + fit_tol - 1e-12 * np.maximum(1.0, caps) * count).all():
+            return False
+        releases_l = releases.tolist()
+        t_prev = now  # every run of r started then
+        r_time, r_rem = run_time[r], rem[r]
+        while True:
+            ends = t_prev + r_rem * r_time  # run_start + rem·run_time
+            nxt = float(ends.min()) if len(r) else np.inf
+            k = bisect.bisect_right(releases_l, t_prev)
+            later = releases_l[k] if k < len(releases_l) else np.inf
+            t = min(nxt, later)
+            if later <= nxt:  # a release or a reservation's end: the loop's
+                if not np.isfinite(t):
+                    raise RuntimeError("tetris: tasks wait on idle machines (a bug: every task fits one)")
+                break
+            fin = ends <= t + time_slack(scale, t)
+            if fin.any():
+                j = np.flatnonzero(fin)
+                for tk, x in zip(r[j].tolist(), r_rem[j].tolist()):
+                    rem[tk], run_start[tk] = x, t_prev
+                    now = t
+                    stop(tk, t)
+                    done[tk] = True
+                keep = ~fin
+                r, r_time, r_rem = r[keep], r_time[keep], r_rem[keep]
+                if not len(r) and done.all():
+                    rem[r], run_start[r] = r_rem, t_prev
+                    return True
+            r_rem -= (t - t_prev) / r_time  # cut_all, then the restart at home
+            t_prev = t
+        rem[r], run_start[r] = r_rem, t_prev
+        now = t
+        return True
+
     scale = time_scale(instance)  # tasks ending within a sliver of the shortest one end together
+    if not preemptive:
+        return np_events(scale)
     while not done.all():
         running = np.flatnonzero(run_machine >= 0)
         for t in running[run_start[running] + rem[running] * run_time[running] <= now + time_slack(scale, now)]:
@@ -798,6 +1022,10 @@ def tetris_packing(instance: PackingInstance, *, preemptive: bool, remote_penalt
         if done.all():
             break
         running = np.flatnonzero(run_machine >= 0)
+        if len(running) and not (~done & (run_machine < 0) & (release <= now)).any() and steady(running, scale):
+            if done.all():
+                break
+            continue
         nxt = float((run_start[running] + rem[running] * run_time[running]).min()) if len(running) else np.inf
         later = releases[releases > now]
         now = min(nxt, float(later[0]) if len(later) else np.inf)
