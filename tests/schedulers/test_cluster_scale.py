@@ -247,14 +247,18 @@ def test_tetris_runs_are_those_of_the_rescoring_tetris_on_contended_compressed_i
                 == ref_tetris.tetris_packing(inst, preemptive=preemptive))
 
 
-@pytest.fixture
-def certify_everything(monkeypatch):
+def _certify_everything(mp) -> None:
     """The certified choice on from a fill's first start (it waits for big fills otherwise), every
     certified pick checked against the full pass's and the tracked sums against its exact ones."""
-    monkeypatch.setattr(packing_baselines, "_CERTIFY_MIN", 0)
-    monkeypatch.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
-    monkeypatch.setattr(packing_baselines, "_REANCHOR", 5)
-    monkeypatch.setattr(packing_baselines, "_CHECK_BOOKS", True)
+    mp.setattr(packing_baselines, "_CERTIFY_MIN", 0)
+    mp.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
+    mp.setattr(packing_baselines, "_REANCHOR", 5)
+    mp.setattr(packing_baselines, "_CHECK_BOOKS", True)
+
+
+@pytest.fixture
+def certify_everything(monkeypatch):
+    _certify_everything(monkeypatch)
 
 
 @pytest.mark.parametrize("kind,seed", CASES + [("tied", s) for s in range(12)])
@@ -271,10 +275,7 @@ def test_certified_tetris_choice_is_the_full_pass_choice(certify_everything, kin
 @given(contended_compressed())
 def test_certified_tetris_choice_on_contended_compressed_instances(inst):
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(packing_baselines, "_CERTIFY_MIN", 0)
-        mp.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
-        mp.setattr(packing_baselines, "_REANCHOR", 5)
-        mp.setattr(packing_baselines, "_CHECK_BOOKS", True)
+        _certify_everything(mp)
         for preemptive in (False, True):
             assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
                     == ref_tetris.tetris_packing(inst, preemptive=preemptive))
@@ -289,10 +290,7 @@ def test_tetris_start_updates_whole_array_and_pair_by_pair_agree(inst, certified
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(packing_baselines, "_SCALAR_PAIRS", -1)
         if certified:
-            mp.setattr(packing_baselines, "_CERTIFY_MIN", 0)
-            mp.setattr(packing_baselines, "_CERTIFY_AFTER", 0)
-            mp.setattr(packing_baselines, "_REANCHOR", 5)
-            mp.setattr(packing_baselines, "_CHECK_BOOKS", True)
+            _certify_everything(mp)
         for preemptive in (False, True):
             assert (packing_baselines.tetris_packing(inst, preemptive=preemptive)
                     == ref_tetris.tetris_packing(inst, preemptive=preemptive))
