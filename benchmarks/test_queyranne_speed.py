@@ -66,8 +66,30 @@ dual simplex iteration's BTRAN result is still about a third dense (measured at 
 of 47,714 rows; PRICE 22 % of 132,757 columns), because (2) couples every job; so an iteration
 costs O(n) and the rounds of n iterations (the first solve after the first cuts: 120,468
 iterations, 234 s at 100,000 jobs) dominate. An interior point solve with crossover of that same
-LP took 273 s. DAG jobs without release times, where (2) binds over the whole horizon, are much
-slower than this benchmark's shape: 5,000 jobs take 182 s.
+LP took 273 s. DAG jobs without release times, where (2) binds over the whole horizon, were much
+slower than this benchmark's shape: 5,000 jobs took 182 s (see below).
+
+**Without release times** (issue 32, item 4): ``dag_instance(n, release=False)`` is the same
+instance (jobs, DAG, speeds, weights: the same random draws) with every release time 0; the table
+command takes ``--no-release``. There the fluid segments' columns grew as jobs × cuts (each job had
+a column s_jl in every segment below its d_j, at its upper bound: 430,585 columns after 21 rounds
+at 2,000 jobs, HiGHS's time per round growing with them at about 1,000 iterations a round), until
+:meth:`schedrelax.models.queyranne.FluidSegments.lift` moved the jobs' anchors up past the
+segments they fill. Measured with ``--worker n segments --no-release``, one process per run,
+before (main at 8c3594e) and after interleaved in one session, while another job kept this 2-core
+machine loaded (so absolute times run high: before, 1,000 jobs took 3.4 s in a quieter moment and
+5,000 jobs 211-217 s; after, 5,000 jobs took 29.8-42.0 s over the session)::
+
+          n   before s  peak MB  rounds       objective  after s  peak MB  rounds       objective  rel. diff
+       1000        5.3      264      16    507085.3338      2.3      186      16    507085.3307   -6.1e-09
+       2000       32.6      570      21    2029895.434      8.0      257      21    2029895.450   +7.9e-09
+       5000      266.3     1323      26    12065493.72     30.7      437      23    12065493.74   +1.7e-09
+
+Both columns are optima of LP-Schedule's (3)-(4) with the prefix and fluid cuts each loop added,
+stopped at the same 1e-6 relative violation of (2); they differ by less than 1e-8, and each lies
+under its own upper bound (``lp_upper_bound``) by about 1e-6. With release times (the default
+shape, same session): 1,000 jobs 0.17 s -> 0.19 s (10 -> 11 rounds, the last a pricing round of 2
+iterations), 5,000 jobs 1.72 s -> 1.50 s (13 -> 12 rounds); peak RSS the same within 15 MB.
 
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
@@ -89,13 +111,15 @@ from schedrelax.rounding.spc import solve_lp_schedule
 LARGE = pytest.mark.skipif(not os.environ.get("SCHEDRELAX_BENCH_LARGE"), reason="set SCHEDRELAX_BENCH_LARGE=1")
 
 
-def dag_instance(n, seed=0, load=2.0, machines=100):
+def dag_instance(n, seed=0, load=2.0, machines=100, release=True):
+    """The benchmark's instance; ``release=False``: the same jobs, DAG and speeds with every release
+    time 0 (the random numbers are drawn all the same, so the two differ only in the releases)."""
     rng = np.random.default_rng(seed)
     speeds = np.abs(rng.normal(50.0, 10.0, machines)) + 1.0
     counts = rng.integers(1, 51, n)
     sizes = [rng.uniform(1.0, 100.0, c) for c in counts]
     work = float(sum(s.sum() for s in sizes))
-    release = rng.uniform(0.0, work / (load * speeds.sum()), n)
+    release = rng.uniform(0.0, work / (load * speeds.sum()), n) * (1.0 if release else 0.0)
     jobs = tuple(RelatedJob(tasks=s, weight=float(rng.uniform(1.0, 10.0)), release=float(r))
                  for s, r in zip(sizes, release))
     edges = sorted({(int(a), j) for j in range(1, n) for a in rng.integers(max(0, j - 50), j, rng.integers(0, 3))})
@@ -148,6 +172,12 @@ def test_fluid_loop_by_size(benchmark, n):
     benchmark.extra_info.update(info)
 
 
+@pytest.mark.parametrize("n", [1000, pytest.param(2000, marks=LARGE), pytest.param(5000, marks=LARGE)])
+def test_fluid_loop_without_release_times(benchmark, n):
+    _, info = benchmark.pedantic(timed, args=(dag_instance(n, release=False), "fluid"), rounds=1, iterations=1)
+    benchmark.extra_info.update(info)
+
+
 @pytest.mark.parametrize("machines", [20, 50, 100])
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_deep_dag_jobs(benchmark, seed, machines):
@@ -160,7 +190,7 @@ def test_deep_dag_jobs(benchmark, seed, machines):
     benchmark.extra_info["speedup"] = base_info["seconds"] / fast_info["seconds"]
 
 
-def _worker(n, loop, floor):
+def _worker(n, loop, floor, release=True):
     """One run in this process: the numbers of one table row, as JSON on stdout."""
     import json
     import resource
@@ -191,7 +221,7 @@ def _worker(n, loop, floor):
             return out
 
         spc.cutting_planes = spy_loop
-    inst = dag_instance(n)
+    inst = dag_instance(n, release=release)
     t0 = time.perf_counter()
     lp = solve_lp_schedule(inst, loop=loop, max_rounds=20 * n)
     seconds = time.perf_counter() - t0
@@ -229,12 +259,13 @@ def main(argv):
         if unknown := set(loops) - {"segments", "pool", "pyomo"}:
             raise SystemExit(f"--loops takes segments, pool and pyomo; got {', '.join(sorted(unknown))}")
     floor = "--floor" in argv
+    extra = (["--floor"] if floor else []) + (["--no-release"] if "--no-release" in argv else [])
     print(f"{'n':>7} {'loop':>8} {'seconds':>8} {'solver':>8} {'peak MB':>8} {'rounds':>6} {'rows':>8} "
           f"{'objective':>20} {'vs seg':>9} {'floor s':>8}")
     for n in sizes:
         out = {}
         for loop in loops:
-            proc = subprocess.run([sys.executable, __file__, "--worker", str(n), loop] + (["--floor"] if floor else []),
+            proc = subprocess.run([sys.executable, __file__, "--worker", str(n), loop] + extra,
                                   capture_output=True, text=True, check=True)
             row = out[loop] = json.loads(proc.stdout.strip().splitlines()[-1])
             vs = ""
@@ -250,6 +281,6 @@ if __name__ == "__main__":
     import sys
 
     if len(sys.argv) > 1 and sys.argv[1] == "--worker":
-        _worker(int(sys.argv[2]), sys.argv[3], "--floor" in sys.argv)
+        _worker(int(sys.argv[2]), sys.argv[3], "--floor" in sys.argv, release="--no-release" not in sys.argv)
     else:
         main(sys.argv[1:])

@@ -182,8 +182,8 @@ class LPEdit:
     Before the edit the LP has ``n_cols`` columns and ``n_rows`` rows. The edit first deletes the
     columns ``drop_cols`` and rows ``drop_rows`` (indices before the edit; the rest keep their
     order and are renumbered from 0, and every other index of the edit is in that numbering); it
-    then changes the bounds
-    of existing columns ``bound_cols`` to ``bound_lower``/``bound_upper``, appends columns
+    then changes the bounds of existing columns ``bound_cols`` to ``bound_lower``/``bound_upper``
+    and of existing rows ``row_bound_rows`` to ``row_bound_lower``/``row_bound_upper``, appends columns
     (``col_lower``/``col_upper``, cost 0) and rows (``row_lower``/``row_upper``), and the
     nonzeros ``entries = (row, col, value)`` in the indices after the edit; each entry lies in a
     new row or a new column (existing entries are never changed). ``col_status``/``row_status``
@@ -207,6 +207,9 @@ class LPEdit:
     cuts: int = 0
     drop_cols: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
     drop_rows: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_bound_rows: np.ndarray = field(default_factory=lambda: np.empty(0, np.int64))
+    row_bound_lower: np.ndarray = field(default_factory=lambda: np.empty(0))
+    row_bound_upper: np.ndarray = field(default_factory=lambda: np.empty(0))
 
 
 def vertex_statuses(program: MatrixProgram, x: np.ndarray, tol: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:

@@ -462,10 +462,13 @@ class QueyranneCuts:
     keeping the point and its basis; the loop still stops only when the oracle finds nothing
     violated, so a deleted prefix that becomes violated again comes back. None (the default):
     nothing is deleted.
+
+    ``lift`` (:meth:`edit` only): the fluid segments move jobs' anchors up
+    (:meth:`FluidSegments.lift`); False keeps every anchor at its start (the loop before issue 32).
     """
 
     def __init__(self, model: pyo.ConcreteModel | ScheduleLPData, mode: str = "fluid", *, tol: float = 1e-6, fluid_cuts: int = 10,
-                 fluid_tol: float = 1e-5, keep: int | None = None):
+                 fluid_tol: float = 1e-5, keep: int | None = None, lift: bool = True):
         if mode not in CUT_MODES:
             raise ValueError(f"mode must be one of {', '.join(CUT_MODES)}; got {mode!r}")
         if not tol >= 0 or not fluid_tol >= 0:
@@ -493,6 +496,7 @@ class QueyranneCuts:
         self._chains: list[_Chain] = []  # the chains edit() has in the LP (seed chain included)
         self._chain_spec: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
         self.dropped_prefixes = 0
+        self.lift = lift
 
     def _stalled(self, C: np.ndarray) -> bool:
         """Whether the last :data:`STALL_ROUNDS` rounds' cuts all left the point where it was."""
@@ -618,11 +622,14 @@ class QueyranneCuts:
             chain.idle = np.where(col_status[chain.cols] == BASIC, chain.idle + 1, 0)
         batch, times = self._round(x[:self.data.n])
         if self._segments is None:
-            self._segments = FluidSegments(self.data)
+            self._segments = FluidSegments(self.data, lift=self.lift)
         shorter: list[tuple] = []
         dropped = None
-        if batch is not None and self.keep is not None:
-            x, col_status, row_status, row_dual, dropped, shorter = self._shorten(x, col_status, row_status, row_dual)
+        if batch is not None:
+            lifted = self._segments.lift(x, col_status)
+            if self.keep is not None or len(lifted):
+                x, col_status, row_status, row_dual, dropped, shorter = self._shorten(x, col_status, row_status,
+                                                                                      row_dual, lifted)
         e = EditBuilder(x, col_status, row_status, dropped=dropped)
         for jobs, ends, low, z_status, z_value, link_status, idle, keep in shorter:
             cols, rows = e.add_cut_rows(_link_rows(jobs, ends, low, self.scale * self.data.p, self.data.n),
@@ -630,6 +637,7 @@ class QueyranneCuts:
             self._chains.append(_Chain(jobs, ends, low, cols, rows, idle, keep))
         priced = self._segments.price(e, row_dual)
         if batch is None:
+            self._segments.write_rhs(e)  # nothing lifted or split, but kept in step with the LP
             return e.finish(0) if priced else None
         cols, rows = e.add_cut_rows(batch, self.data.n)
         if self._chain_spec is not None:
@@ -638,9 +646,10 @@ class QueyranneCuts:
         for t in times:
             if self._segments.add_cut(t, e):
                 self.fluid_cuts_added += 1
+        self._segments.write_rhs(e)  # what lift and the splits changed
         return e.finish(batch.n_rows + len(times))
 
-    def _shorten(self, x, col_status, row_status, row_dual):
+    def _shorten(self, x, col_status, row_status, row_dual, lifted=None):
         """Delete from the chains the prefixes idle for ``keep`` solves (z_i basic: its bound has
         a zero dual), keeping the point, its basis and its duals.
 
@@ -660,9 +669,11 @@ class QueyranneCuts:
         basis solve touch the whole run (44-50 % dense FTRAN/BTRAN).
 
         Returns the arrays in the numbering after the deletion, the deletion (columns, rows) and
-        the new chains (jobs, ends, low, z statuses, z values, row statuses, idle counts, keep)."""
+        the new chains (jobs, ends, low, z statuses, z values, row statuses, idle counts, keep).
+        *lifted* are columns :meth:`FluidSegments.lift` took out of the segments, deleted with them."""
         plans = []
-        for chain in self._chains:
+        lifted = np.empty(0, dtype=np.int64) if lifted is None else np.asarray(lifted, dtype=np.int64)
+        for chain in self._chains if self.keep is not None else ():
             kept = np.flatnonzero(chain.idle < min(self.keep, chain.keep or self.keep))
             if len(kept) == len(chain.ends):
                 continue
@@ -671,10 +682,10 @@ class QueyranneCuts:
             if np.any(basic[run == len(kept)]):  # not in a basis (see above); leave the chain whole
                 continue
             plans.append((chain, kept, np.bincount(run[basic], minlength=len(kept) + 1)[:len(kept)] > 0))
-        if not plans:
+        if not plans and not len(lifted):
             return x, col_status, row_status, row_dual, None, []
-        drop_cols = np.concatenate([chain.cols for chain, _, _ in plans])
-        drop_rows = np.concatenate([chain.rows for chain, _, _ in plans])
+        drop_cols = np.concatenate([chain.cols for chain, _, _ in plans] + [lifted]).astype(np.int64)
+        drop_rows = np.concatenate([chain.rows for chain, _, _ in plans] + [np.empty(0, np.int64)]).astype(np.int64)
         col_new = _renumbering(len(col_status), drop_cols)
         row_new = _renumbering(len(row_status), drop_rows)
         shorter = []
@@ -813,6 +824,7 @@ class EditBuilder:
         self.row_lower = self.row_upper = np.empty(0)  # of the new rows
         self.entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.bounds: dict[int, tuple[float, float]] = {}  # new bounds of existing columns
+        self.row_bounds: dict[int, tuple[float, float]] = {}  # new bounds of existing rows
 
     @property
     def n_cols(self) -> int:
@@ -854,6 +866,14 @@ class EditBuilder:
         self.col_upper[cols[new] - self.n_cols0] = upper[new]
         self.bounds.update(zip(cols[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
 
+    def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
+        """New bounds for rows, existing or added in this round."""
+        rows, lower, upper = np.asarray(rows), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+        new = rows >= self.n_rows0
+        self.row_lower[rows[new] - self.n_rows0] = lower[new]
+        self.row_upper[rows[new] - self.n_rows0] = upper[new]
+        self.row_bounds.update(zip(rows[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
+
     def add_cut_rows(self, batch: CutRows, n: int, *, col_status=None, row_status=None,
                      value=None) -> tuple[np.ndarray, np.ndarray]:
         """A :class:`CutRows` batch (its columns 0..n-1 are the LP's first n), with its warm start
@@ -879,9 +899,11 @@ class EditBuilder:
         lo_up = np.array(list(self.bounds.values()), dtype=float).reshape(-1, 2)
         r, c, v = ((np.concatenate([e[i] for e in self.entries]) if self.entries else np.empty(0)) for i in range(3))
         dc, dr = (np.asarray(a, dtype=np.int64) for a in self.dropped)
+        br = np.fromiter(self.row_bounds, dtype=np.int64, count=len(self.row_bounds))
+        row_lo_up = np.array(list(self.row_bounds.values()), dtype=float).reshape(-1, 2)
         return LPEdit(self.n_cols0 + len(dc), self.n_rows0 + len(dr), bc, lo_up[:, 0], lo_up[:, 1], self.col_lower,
                       self.col_upper, self.row_lower, self.row_upper, (r, c, v), self.col_status, self.row_status,
-                      cuts, dc, dr)
+                      cuts, dc, dr, br, row_lo_up[:, 0], row_lo_up[:, 1])
 
 
 class FluidSegments:
@@ -921,15 +943,46 @@ class FluidSegments:
     stop only then. A restriction can also be infeasible (a cut with no room left); the loop then
     adds every left-out column (:meth:`add_all`). Measured at 5,000 jobs: 277,401 columns without
     the rule, 41,939 with it (682 of them priced in), 5.7 s -> 3.7 s; at 10,000 jobs 34-43 s -> 22 s.
+
+    **Anchors that move up** (``lift``, :meth:`lift`). The other side of the same count: an s_jl
+    of a segment wholly *before* d_j sits at its upper bound, and without release times (where d_j
+    ends far above its bound from (3)-(4)) these were almost every column: at 2,000 such jobs
+    430,585 columns after 21 rounds, HiGHS's time per round growing with them (0.1 s -> 2.4 s at
+    about 1,000 iterations a round). So each job row carries an anchor A_j, a segment boundary
+    (a_j to start with), and the segments between a_j and A_j are written with the complement
+    r_jl = len_jl − s_jl (the part of the segment *after* d_j, in [0, len_jl − lo_jl]): the job row
+    is d_j >= A_j + Σ_{above A_j} s_jl − Σ_{below} r_jl, segment l's row is
+    S_l − Σ (p_j/P) s_jl + Σ (p_j/P) r_jl = Σ_{j: r-type in l} (p_j/P) len_jl, and the cut rows are
+    unchanged. That is a change of variables, so the projection is the same; a left-out r_jl (at 0)
+    is the s_jl at its upper bound, and :meth:`price` adds it back when its reduced cost
+    −(y_j + (p_j/P) y_l) is below −:data:`PRICE_TOL` (the same test as above, with the sign of the
+    complement). :meth:`lift` moves an anchor up past the segments whose s_jl is nonbasic at its
+    upper bound, deleting those columns and changing the right-hand sides of the job's row and of
+    the segments' rows (the basis and the point stay as they were). A split of a segment below an
+    anchor splits its r columns as it does s columns (the later part holds the part of the
+    complement nearest the anchor). A column is lifted past only after :data:`LIFT_AFTER` solves
+    at its upper bound: lifted at once, jobs that had to come back down needed pricing rounds and
+    the objective oscillated (5,000 jobs: 48 rounds and 310 s; after 2 solves 26 rounds, after 3
+    23, after 4 25 and 609 MB). Measured on the benchmark's ``dag_instance(n, release=False)``
+    against the loop without lifting in the same run: 1,000 jobs 5.3 s -> 2.3 s, 2,000 jobs
+    32.6 s / 570 MB -> 8.0 s / 257 MB, 5,000 jobs 266 s / 1,323 MB -> 30.7 s / 437 MB (239,000
+    columns at most, in round 11, instead of 430,000 at 2,000 jobs). Lifting only once the segments
+    held more than 10 columns per job (to leave instances with release times alone) let the
+    columns pile up first: 72.7 s at 5,000 jobs.
     """
 
     PRICE_TOL = 1e-7
     """A left-out column whose reduced cost is below minus this is added (HiGHS's own dual
     feasibility tolerance: a column it would count as dual feasible is not added)."""
 
-    def __init__(self, data: ScheduleLPData, *, price: bool = True):
+    LIFT_AFTER = 3
+    """:meth:`lift` moves an anchor past a column only once it has been nonbasic at its upper bound
+    after this many solves in a row (sooner, the restriction binds and the loop oscillates)."""
+
+    def __init__(self, data: ScheduleLPData, *, price: bool = True, lift: bool = True):
         self.data = data
         self.pricing = price
+        self.lifting = lift and price  # a lifted column comes back only by pricing
         self.half = data.p / (2 * data.mu_j)
         self.dlow = data.lower - self.half
         self.P = float(data.p.sum())
@@ -937,43 +990,51 @@ class FluidSegments:
         self.segs: list[_Segment] = []
         self.cut_rows: list[int] = []  # the cut at b[k + 1] (right end of segment k)
         self.a = np.full(data.n, np.inf)
+        self.anchor = np.full(data.n, np.inf)  # A_j: the segments from a_j to A_j are written as r_jl
         self.job_row = np.full(data.n, -1, dtype=np.int64)
         self.priced = 0
+        self.lifted = 0
+        self._moved_jobs: set[int] = set()  # job rows and segment rows whose right-hand side changed
+        self._moved_segs: set[int] = set()  # (ids of the _Segment objects)
 
-    def _segment(self, e: EditBuilder, later: np.ndarray) -> _Segment:
-        """A new segment without columns yet: its row S_l − Σ_j (p_j/P) s_jl = 0 (nonbasic) and its
+    def _segment(self, e: EditBuilder, later: np.ndarray, rhs: float = 0.0) -> _Segment:
+        """A new segment without columns yet: its row S_l − Σ_j (p_j/P) s_jl = rhs (nonbasic) and its
         column S_l (basic), which also enters the cut rows *later*."""
-        row = int(e.add_rows([0.0], 0.0, AT_LOWER)[0])
+        row = int(e.add_rows([rhs], rhs, AT_LOWER)[0])
         S = int(e.add_cols([-np.inf], np.inf, BASIC, 0.0)[0])
         e.add_entries(np.r_[row, later], np.full(1 + len(later), S), np.ones(1 + len(later)))
-        return _Segment(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), S, row)
+        return _Segment(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), S, row, rhs)
 
-    def _columns(self, e: EditBuilder, seg: _Segment, jobs: np.ndarray, lo: np.ndarray, length: float,
-                 value: np.ndarray, status) -> np.ndarray:
-        """Columns s_jl of *seg* for *jobs* (bounds [lo, length], values and basis statuses), in
-        their job rows and the segment's row."""
-        cols = e.add_cols(lo, length, AT_LOWER, value)
+    def _columns(self, e: EditBuilder, seg: _Segment, jobs: np.ndarray, lo: np.ndarray, upper,
+                 value: np.ndarray, status, sign=1.0, full=0) -> np.ndarray:
+        """Columns of *seg* for *jobs* (bounds [lo, upper], values and basis statuses), in their job
+        rows and the segment's row: s_jl where *sign* is 1, the complement r_jl where it is −1;
+        *full* the solves they count as having been at their upper bound (see :meth:`lift`)."""
+        cols = e.add_cols(lo, upper, AT_LOWER, value)
         e.col_status[cols] = status
+        sign = np.broadcast_to(np.asarray(sign, dtype=float), (len(jobs),))
         e.add_entries(np.r_[self.job_row[jobs], np.full(len(jobs), seg.row)], np.r_[cols, cols],
-                      np.r_[-np.ones(len(jobs)), -self.data.p[jobs] / self.P])
+                      np.r_[-sign, -sign * self.data.p[jobs] / self.P])
         seg.jobs, seg.cols = np.r_[seg.jobs, jobs], np.r_[seg.cols, cols]
+        seg.full = np.r_[seg.full, np.broadcast_to(np.asarray(full, dtype=np.int64), (len(cols),))]
         return cols
 
     def add_cut(self, t: float, e: EditBuilder) -> bool:
         """Add the fluid cut at *t* through *e*; False if *t* needs none (no d_j can be below it,
-        or a cut at *t* is there already)."""
+        or a cut at *t* is there already). A split below anchors changes right-hand sides: call
+        :meth:`write_rhs` on *e* before it is applied."""
         b = self.b
         pos = int(np.searchsorted(b, t))
         if t <= b[0] or (pos < len(b) and b[pos] == t):
             return False
         p = self.data.p
-        if pos == len(b):  # a new last segment [b_K, t]
+        if pos == len(b):  # a new last segment [b_K, t]; every anchor is at or below b_K
             a, length = b[-1], t - b[-1]
             new = np.flatnonzero((self.dlow < t) & (self.job_row < 0))
             if len(new):
                 rows = e.add_rows(a + self.half[new], np.inf, BASIC)
                 e.add_entries(rows, new, np.ones(len(new)))
-                self.job_row[new], self.a[new] = rows, a
+                self.job_row[new], self.a[new], self.anchor[new] = rows, a, a
             jobs = np.flatnonzero(self.job_row >= 0)
             lo = np.clip(self.dlow[jobs] - a, 0.0, length)
             if self.pricing:  # s_jl may be positive only where d_j is above a (see price)
@@ -986,8 +1047,10 @@ class FluidSegments:
             k = len(self.segs) - 1
         else:  # split segment pos - 1 = [a, c] at t
             k = pos - 1
-            jobs, cols = self.segs[k].jobs, self.segs[k].cols
+            old = self.segs[k]
             a, c = b[k], b[pos]
+            below = self.anchor[old.jobs] >= c  # r columns (the segment is below the job's anchor)
+            jobs, cols = old.jobs[~below], old.cols[~below]
             dl = self.dlow[jobs]
             st, xv = e.col_status[cols], e.x[cols]
             lo1, lo2 = np.clip(dl - a, 0.0, t - a), np.clip(dl - t, 0.0, c - t)
@@ -1001,8 +1064,26 @@ class FluidSegments:
             if self.pricing:  # the second part only where it may be positive (see price)
                 keep = (st2 == AT_UPPER) | (lo2 > 0) | (e.x[jobs] - self.half[jobs] > t)
                 jobs, lo2, x2, st2 = jobs[keep], lo2[keep], x2[keep], st2[keep]
-            seg = self._segment(e, np.asarray(self.cut_rows[k:], dtype=np.int64))
+            # every job whose anchor is at or above c has its complement here, with or without a column
+            r_jobs = np.flatnonzero((self.job_row >= 0) & (self.a <= a) & (self.anchor >= c))
+            moved = float(p[r_jobs].sum()) / self.P * (c - t)
+            seg = self._segment(e, np.asarray(self.cut_rows[k:], dtype=np.int64), moved)
             self._columns(e, seg, jobs, lo2, c - t, x2, st2)
+            if moved:
+                old.rhs -= moved
+                self._moved_segs.add(id(old))
+            rj, rc = old.jobs[below], old.cols[below]
+            if len(rj):  # r columns: the later part [t, c] (nearest the anchor) fills first
+                dl = self.dlow[rj]
+                R1 = np.maximum(t - np.maximum(a, dl), 0.0)
+                R2 = np.maximum(c - np.maximum(t, dl), 0.0)
+                st, xv = e.col_status[rc], e.x[rc]
+                e.set_bounds(rc, np.zeros(len(rc)), R1)
+                st2 = np.where(st == AT_UPPER, AT_UPPER, AT_LOWER)
+                st2[(st == BASIC) & (xv >= R2)] = AT_UPPER
+                x2 = np.where(st2 == AT_UPPER, R2, 0.0)
+                e.x[rc] = np.where(st == AT_LOWER, 0.0, np.where(st == AT_UPPER, R1, xv - x2))
+                self._columns(e, seg, rj, np.zeros(len(rj)), R2, x2, st2, -1.0)
             self.segs.insert(k + 1, seg)
             b.insert(pos, t)
         have = np.flatnonzero(self.a < t)
@@ -1012,6 +1093,50 @@ class FluidSegments:
         e.add_entries(np.full(len(S_cols), row), S_cols, np.ones(len(S_cols)))
         self.cut_rows.insert(k, row)
         return True
+
+    def lift(self, x: np.ndarray, col_status: np.ndarray) -> np.ndarray:
+        """Move anchors up (see the class docstring): for each job, past the segments from its
+        anchor up whose s_jl is nonbasic at its upper bound. Returns the columns to delete (in the
+        numbering of *x*; the caller deletes them and then calls :meth:`renumber` and, on the
+        round's edit, :meth:`write_rhs`)."""
+        if not self.lifting:
+            return np.empty(0, dtype=np.int64)
+        p = self.data.p
+        drop = []
+        for l, seg in enumerate(self.segs):
+            if not len(seg.jobs):
+                continue
+            start, end = self.b[l], self.b[l + 1]
+            length = end - start
+            st = col_status[seg.cols]
+            at_upper = (st != BASIC) & ((st == AT_UPPER) | (self.dlow[seg.jobs] - start >= length))
+            seg.full = np.where(at_upper, seg.full + 1, 0)
+            full = (self.anchor[seg.jobs] == start) & (seg.full >= self.LIFT_AFTER)
+            if not full.any():
+                continue
+            jobs = seg.jobs[full]
+            self.anchor[jobs] = end
+            self._moved_jobs.update(jobs.tolist())
+            seg.rhs += float(p[jobs].sum()) / self.P * length
+            self._moved_segs.add(id(seg))
+            drop.append(seg.cols[full])
+            seg.jobs, seg.cols, seg.full = seg.jobs[~full], seg.cols[~full], seg.full[~full]
+        out = np.concatenate(drop) if drop else np.empty(0, dtype=np.int64)
+        self.lifted += len(out)
+        return out
+
+    def write_rhs(self, e: EditBuilder) -> None:
+        """The right-hand sides :meth:`lift` and splits changed, into *e* (in its numbering)."""
+        if self._moved_jobs:
+            jobs = np.fromiter(self._moved_jobs, dtype=np.int64, count=len(self._moved_jobs))
+            e.set_row_bounds(self.job_row[jobs], self.anchor[jobs] + self.half[jobs], np.full(len(jobs), np.inf))
+        segs = [seg for seg in self.segs if id(seg) in self._moved_segs]
+        if segs:
+            rows = np.array([seg.row for seg in segs], dtype=np.int64)
+            rhs = np.array([seg.rhs for seg in segs])
+            e.set_row_bounds(rows, rhs, rhs)
+        self._moved_jobs.clear()
+        self._moved_segs.clear()
 
     def renumber(self, col_new: np.ndarray, row_new: np.ndarray) -> None:
         """Follow a deletion of other columns and rows: *col_new*/*row_new* map each old index to
@@ -1032,24 +1157,32 @@ class FluidSegments:
         return self.price(e, None)
 
     def price(self, e: EditBuilder, row_dual: np.ndarray | None) -> int:
-        """Add (through *e*) every left-out column s_jl whose reduced cost at the duals *row_dual*
-        of the last solve is below −:data:`PRICE_TOL` (every left-out column if *row_dual* is
-        None); returns how many."""
+        """Add (through *e*) every left-out column (s_jl, or r_jl below the job's anchor) whose
+        reduced cost at the duals *row_dual* of the last solve is below −:data:`PRICE_TOL` (every
+        left-out column if *row_dual* is None); returns how many."""
         if not self.pricing:
             return 0
         p = self.data.p
         added = 0
         for l, seg in enumerate(self.segs):
-            start = self.b[l]
+            start, end = self.b[l], self.b[l + 1]
             has = np.zeros(self.data.n, dtype=bool)
             has[seg.jobs] = True
             out = np.flatnonzero((self.a <= start) & ~has)  # jobs with a row and no column here
-            if row_dual is not None and len(out):
+            if not len(out):
+                continue
+            comp = self.anchor[out] >= end  # r_jl: the segment is below the job's anchor
+            if row_dual is not None:
                 rc = row_dual[self.job_row[out]] + (p[out] / self.P) * row_dual[seg.row]
-                out = out[rc < -self.PRICE_TOL]
+                bad = np.where(comp, -rc, rc) < -self.PRICE_TOL
+                out, comp = out[bad], comp[bad]
+            lo = np.clip(self.dlow[out] - start, 0.0, end - start)
+            upper = np.where(comp, end - start - lo, end - start)
+            ok = ~comp | (upper > 0)  # an r_jl wholly below d_j's bound is 0 anyway
+            out, comp, lo, upper = out[ok], comp[ok], lo[ok], upper[ok]
             if len(out):
-                lo = np.clip(self.dlow[out] - start, 0.0, self.b[l + 1] - start)
-                self._columns(e, seg, out, lo, self.b[l + 1] - start, lo, AT_LOWER)
+                lo = np.where(comp, 0.0, lo)
+                self._columns(e, seg, out, lo, upper, lo, AT_LOWER, np.where(comp, -1.0, 1.0))
                 added += len(out)
         self.priced += added
         return added
@@ -1057,13 +1190,16 @@ class FluidSegments:
 
 @dataclass(eq=False)
 class _Segment:
-    """A segment of :class:`FluidSegments`: the jobs with a column s_jl in it and those columns,
-    its column S_l and the row that defines S_l."""
+    """A segment of :class:`FluidSegments`: the jobs with a column s_jl or r_jl in it and those
+    columns, its column S_l, the row that defines S_l and that row's right-hand side."""
 
     jobs: np.ndarray
     cols: np.ndarray
     S: int
     row: int
+    rhs: float = 0.0
+    full: np.ndarray = field(default_factory=lambda: np.empty(0, dtype=np.int64))
+    """Per column: the solves in a row after which it was nonbasic at its upper bound."""
 
 
 @dataclass(eq=False)

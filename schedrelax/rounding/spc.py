@@ -55,8 +55,10 @@ the old rule added chains only, and two thirds of the time (39 of 59 s) went to 
 the objective by 1.4e-7 (20,000 jobs, rounds 12-33), while one fluid cut covers every set whose mean
 busy times straddle its time; the seed chain (Smith's order, blind to releases and precedence) cost
 a first solve of about n iterations and left the second as far to go. On DAG jobs without release
-times (where (2) binds over the whole horizon) neither rule is fast: 1,000 jobs 3.2 s (old rule
-2.3 s), 2,000 jobs 22 s (17 s), 5,000 jobs 182 s (214 s)."""
+times (where (2) binds over the whole horizon) neither rule was fast: 1,000 jobs 3.2 s (old rule
+2.3 s), 2,000 jobs 22 s (17 s), 5,000 jobs 182 s (214 s); the columns of the fluid segments grew as
+jobs × cuts, until their anchors were lifted (:meth:`~schedrelax.models.queyranne.FluidSegments.lift`:
+5,000 jobs 266 s -> 30.7 s in one run under load)."""
 
 OTHER_CUTS = {"fluid_cuts": 10, "fluid_tol": 1e-5, "seed_chain": True}
 """The same defaults for the pool and Pyomo loops, where a fluid cut costs a row per job (measured

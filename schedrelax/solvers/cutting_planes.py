@@ -207,6 +207,10 @@ def cutting_planes_edits(
     or None when nothing is violated (then the loop has converged). An edit may delete columns and
     rows (``drop_cols``/``drop_rows``, before its additions); the loop stops only on the
     separation's None, so what was deleted is checked again at every point.
+    A solve that ends without a verdict (HiGHS's model status "Unknown", :attr:`SolveStatus.ERROR`)
+    is run once more without the basis (measured: HiGHS's dual simplex left 2 primal infeasibilities
+    and stopped at a warm basis of the 5,000-job LP without release times, with anchors lifted after
+    2 solves; the same LP solved cold was optimal, at the objective the warm run had reached).
     When a solve finds the LP infeasible and ``repair(col_status, row_status)`` returns an edit
     (a separation that keeps a restriction of its formulation widens it), the edit is applied and
     the loop goes on; otherwise the loop ends there, not converged.
@@ -222,6 +226,10 @@ def cutting_planes_edits(
     for rounds in range(1, max_rounds + 1):
         result = lp.solve()
         solve_seconds += result.solve_seconds
+        if result.status is SolveStatus.ERROR:  # the warm start failed: once more from HiGHS's own start
+            lp.cold_start()
+            result = lp.solve()
+            solve_seconds += result.solve_seconds
         if result.status is SolveStatus.INFEASIBLE and repair is not None:
             widened = repair(*lp.basis())
             if widened is not None:

@@ -617,6 +617,12 @@ class HighsEditableLP(HighsProgramBackend):
         """The statuses of every column and row after the last solve (HiGHS's numbering)."""
         return _read_basis(self._highs)
 
+    def cold_start(self) -> None:
+        """Forget the basis: the next solve starts from HiGHS's own start (a fallback after a warm
+        solve that ended without a verdict)."""
+        self._highs.clearSolver()
+        self.cold_starts = getattr(self, "cold_starts", 0) + 1
+
     def apply(self, edit) -> None:
         """Apply *edit* and hand HiGHS its basis."""
         start = time.perf_counter()
@@ -636,6 +642,10 @@ class HighsEditableLP(HighsProgramBackend):
         if len(edit.bound_cols):
             h.changeColsBounds(len(edit.bound_cols), np.asarray(edit.bound_cols, dtype=np.int32),
                                np.asarray(edit.bound_lower, dtype=float), np.asarray(edit.bound_upper, dtype=float))
+        if len(edit.row_bound_rows):
+            h.changeRowsBounds(len(edit.row_bound_rows), np.asarray(edit.row_bound_rows, dtype=np.int32),
+                               np.asarray(edit.row_bound_lower, dtype=float),
+                               np.asarray(edit.row_bound_upper, dtype=float))
         r, c, v = (np.asarray(a) for a in edit.entries)
         old_col = c < n_cols
         if np.any(old_col & (r < n_rows)):

@@ -107,6 +107,113 @@ def test_times_in_one_edit_and_in_many_agree():
     assert np.count_nonzero(e.row_status == BASIC) + np.count_nonzero(e.col_status == BASIC) == len(e.row_status)
 
 
+def _lifted_optimum(data, times):
+    """:func:`_segments_optimum` with :meth:`FluidSegments.lift` before each cut (its columns
+    deleted as the loop deletes them, its right-hand sides written after the cut, as the loop
+    writes them), then priced until no column is left out at a negative reduced cost."""
+    from schedrelax.models.queyranne import _renumbering
+
+    lp = HighsEditableLP(lp_schedule_program(data), "highs", time_limit=None, mip_gap=None, threads=None, options={})
+    assert lp.solve().is_optimal
+    seg = FluidSegments(data)
+    for t in times:
+        x, (cs, rs) = lp.x, lp.basis()
+        drop = seg.lift(x, cs)
+        col_new = _renumbering(len(cs), drop)
+        seg.renumber(col_new, np.arange(len(rs)))
+        e = EditBuilder(x[col_new >= 0], cs[col_new >= 0], rs, dropped=(drop, np.empty(0, np.int64)))
+        seg.add_cut(float(t), e)
+        seg.write_rhs(e)
+        lp.apply(e.finish(1))
+        result = lp.solve()
+        if result.status is SolveStatus.INFEASIBLE:
+            e = EditBuilder(np.zeros(len(lp.basis()[0])), *lp.basis())
+            assert seg.add_all(e) > 0
+            lp.apply(e.finish(0))
+            result = lp.solve()
+        assert result.is_optimal
+        # the LP held now is a restriction of the formulation: never below the fluid cuts' optimum
+        if len(seg.b) > 1:
+            assert result.objective >= _u_rows_optimum(data, times[:list(times).index(t) + 1]) * (1 - 1e-9)
+    while True:
+        e = EditBuilder(lp.x, *lp.basis())
+        if not seg.price(e, lp.row_dual):
+            break
+        lp.apply(e.finish(0))
+        result = lp.solve()
+        assert result.is_optimal
+    return result.objective, seg
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lifted_anchors_give_the_fluid_cuts_optimum(seed, monkeypatch):
+    """Anchors moved up (complement columns r_jl below them, right-hand sides changed) are a change
+    of variables: the same optimum as one u_j row per job and cut, with cuts in any order (splits
+    below anchors) and the last time no repeat (the right-hand sides of its split are written)."""
+    monkeypatch.setattr(FluidSegments, "LIFT_AFTER", 1)  # lift as soon as possible: the most lifts
+    inst = spc_setting(seed, n_jobs=15, tasks_per_job=(1, 6), machines=4, online=seed % 2 == 1, load=1.5)
+    data = ScheduleLPData.of(inst)
+    times = _times(data, np.random.default_rng(seed), 12)[:-1]
+    lifted = 0
+    for order in (times, np.sort(times)):
+        value, seg = _lifted_optimum(data, order)
+        lifted += seg.lifted
+        assert value == pytest.approx(_u_rows_optimum(data, order), rel=1e-9)
+    assert lifted > 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_without_release_times_the_lifted_loop_reaches_the_other_loops_optimum(seed, monkeypatch):
+    """DAG jobs without release times (where anchors are lifted): the segments loop with and
+    without lifting and the cut pool (u_j rows, no segments) agree, and no set of (2) is violated
+    by more than the tolerance (checked for every prefix by the oracle, and on the final point by
+    :func:`~schedrelax.models.queyranne.lp_upper_bound`'s bracket)."""
+    inst = spc_setting(seed, n_jobs=120, tasks_per_job=(1, 10), machines=8, online=False, load=2.0)
+    assert not np.any(inst.release > 0) and len(inst.edges)
+    seen = []
+    init = QueyranneCuts.__init__
+
+    def spy(self, *a, **k):
+        init(self, *a, **k)
+        seen.append(self)
+
+    monkeypatch.setattr(QueyranneCuts, "__init__", spy)
+    lifted = solve_lp_schedule(inst, use_smith=False, loop="segments")
+    assert lifted.converged and seen[-1]._segments.lifted > 0
+    monkeypatch.setattr(FluidSegments, "LIFT_AFTER", 10 ** 9)
+    plain = solve_lp_schedule(inst, use_smith=False, loop="segments")
+    assert plain.converged and seen[-1]._segments.lifted == 0
+    pool = solve_lp_schedule(inst, use_smith=False, loop="pool")
+    for other in (plain, pool):
+        assert lifted.solution.objective == pytest.approx(other.solution.objective, rel=1e-6)
+    assert lifted.solution.objective <= lifted.upper_bound <= lifted.solution.objective * (1 + 1e-5)
+    data = ScheduleLPData.of(inst)
+    sep = queyranne_separation(lifted.solution.C, data.p, data.mu_j, data.mu)
+    assert sep.relative.max() <= 1e-6
+
+
+def test_a_warm_solve_without_a_verdict_is_run_again_cold(monkeypatch):
+    """HiGHS's "Unknown" (SolveStatus.ERROR) after a warm start: the loop solves once more without
+    the basis and goes on to the same optimum."""
+    inst = spc_setting(2, n_jobs=60, tasks_per_job=(1, 8), machines=6, online=False, load=2.0)
+    reference = solve_lp_schedule(inst, use_smith=False, loop="segments")
+    solve = HighsEditableLP.solve
+    calls = []
+
+    def flaky(self):
+        result = solve(self)
+        calls.append(result.status)
+        if len(calls) == 3:  # the third solve "fails" as HiGHS did
+            import dataclasses
+            return dataclasses.replace(result, status=SolveStatus.ERROR)
+        return result
+
+    monkeypatch.setattr(HighsEditableLP, "solve", flaky)
+    again = solve_lp_schedule(inst, use_smith=False, loop="segments")
+    assert again.converged and len(calls) > 4
+    assert again.solution.objective == pytest.approx(reference.solution.objective, rel=1e-7)
+
+
 @settings(max_examples=25, deadline=None)
 @given(related_instances(max_machines=3, max_jobs=7, max_tasks=3, releases=True))
 def test_segments_loop_violates_no_set_of_2(inst):
@@ -244,9 +351,11 @@ def test_an_edit_for_another_lp_is_refused():
         lp.apply(_edit(2, 0, np.zeros(2, np.int64), np.empty(0, np.int64)))
 
 
-def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch):
-    """price() computes a left-out column's reduced cost as y_j + (p_j/P) y_l; on the columns the
-    LP holds, the same formula must give HiGHS's own column duals."""
+@pytest.mark.parametrize("online", [True, False])
+def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch, online):
+    """price() computes a left-out column's reduced cost as y_j + (p_j/P) y_l (an s_jl) or minus
+    that (an r_jl, below the job's anchor); on the columns the LP holds, the same formula must give
+    HiGHS's own column duals. Without release times anchors are lifted, so both kinds are there."""
     import schedrelax.rounding.spc as spc
     from schedrelax.solvers import highs_backend
 
@@ -264,19 +373,24 @@ def test_the_pricing_formula_is_the_reduced_cost_highs_reports(monkeypatch):
 
     monkeypatch.setattr(highs_backend.HighsEditableLP, "__init__", spy)
     monkeypatch.setattr(QueyranneCuts, "__init__", spy_cuts)
-    inst = spc_setting(1, n_jobs=80, tasks_per_job=(1, 10), machines=8, online=True, load=2.0)
+    monkeypatch.setattr(FluidSegments, "LIFT_AFTER", 1)  # lifted early, some come back as r_jl
+    inst = spc_setting(1, n_jobs=80, tasks_per_job=(1, 10), machines=8, online=online, load=2.0)
     lp = spc.solve_lp_schedule(inst, loop="segments")
     assert lp.converged and lp.fluid_cuts > 0
     sol = seen["lp"]._highs.getSolution()
     y, reduced = np.asarray(sol.row_dual), np.asarray(sol.col_dual)
     seg = seen["cuts"]._segments
-    checked = 0
-    for part in seg.segs:
-        formula = y[seg.job_row[part.jobs]] + seg.data.p[part.jobs] / seg.P * y[part.row]
+    checked = complements = 0
+    for l, part in enumerate(seg.segs):
+        sign = np.where(seg.anchor[part.jobs] >= seg.b[l + 1], -1.0, 1.0)
+        formula = sign * (y[seg.job_row[part.jobs]] + seg.data.p[part.jobs] / seg.P * y[part.row])
         np.testing.assert_allclose(formula, reduced[part.cols], rtol=1e-9,
                                    atol=1e-9 * max(1.0, np.abs(reduced).max()))
         checked += len(part.cols)
+        complements += int(np.count_nonzero(sign < 0))
     assert checked > 100
+    if not online:
+        assert seg.lifted > 0 and complements > 0
 
 
 # --------------------------------------------------------------- shortening the prefix chains
