@@ -464,7 +464,8 @@ class QueyranneCuts:
     nothing is deleted.
 
     ``lift`` (:meth:`edit` only): the fluid segments move jobs' anchors up
-    (:meth:`FluidSegments.lift`); False keeps every anchor at its start (the loop before issue 32).
+    (:meth:`FluidSegments.lift`); False keeps every anchor at its start (every segment a column
+    of its own).
     """
 
     def __init__(self, model: pyo.ConcreteModel | ScheduleLPData, mode: str = "fluid", *, tol: float = 1e-6, fluid_cuts: int = 10,
