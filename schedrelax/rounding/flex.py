@@ -850,8 +850,8 @@ def mip(instance: MalleableInstance, *, solver: str = "highs", seed: int | None 
     power cost keeps time 0), and times and costs are rescaled by powers of 2 (exact:
     :meth:`~schedrelax.instances.MalleableInstance.rescaled`) so that the shortest job on its
     maximum takes about 1 and the costs are about 1. The start heuristics, the read-back, the
-    evaluation and every check run on the instance as given; the solver's values are mapped into
-    its frame. The solver's tolerances are absolute: written in units of 1e-9 s, its "optimal"
+    evaluation and every check run on the instance as given; the solver's values are mapped out
+    of the frame. The solver's tolerances are absolute: written in units of 1e-9 s, its "optimal"
     schedules were 1 % off their bound ("feasible" after the check), and with releases at 10^6
     its big-M rows spanned the offset, where a feasibility tolerance of 1e-8 let its dual bound
     pass its own schedule's cost by 1.5e-6 relative (the unit-invariance fuzz).
