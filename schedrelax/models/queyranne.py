@@ -807,6 +807,17 @@ def program_with(program: MatrixProgram, batch: CutRows) -> MatrixProgram:
                          {**program.row_blocks, "cuts": (program.n_rows, batch.n_rows)}, program.meta)
 
 
+def _set_bounds(index, lower, upper, n0: int, new_lower: np.ndarray, new_upper: np.ndarray,
+                changed: dict) -> None:
+    """Bounds of columns or rows: those added in this round (index >= *n0*) into the new arrays, in
+    place; the existing ones into *changed* (index -> (lower, upper))."""
+    index, lower, upper = np.asarray(index), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
+    new = index >= n0
+    new_lower[index[new] - n0] = lower[new]
+    new_upper[index[new] - n0] = upper[new]
+    changed.update(zip(index[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
+
+
 class EditBuilder:
     """Collects one round's :class:`~schedrelax._matrix.LPEdit`: starts from the solved LP's
     values *x* and basis, and keeps both (and the sizes) current as columns and rows are added,
@@ -861,19 +872,11 @@ class EditBuilder:
 
     def set_bounds(self, cols: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """New bounds for columns, existing or added in this round."""
-        cols, lower, upper = np.asarray(cols), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-        new = cols >= self.n_cols0
-        self.col_lower[cols[new] - self.n_cols0] = lower[new]
-        self.col_upper[cols[new] - self.n_cols0] = upper[new]
-        self.bounds.update(zip(cols[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
+        _set_bounds(cols, lower, upper, self.n_cols0, self.col_lower, self.col_upper, self.bounds)
 
     def set_row_bounds(self, rows: np.ndarray, lower: np.ndarray, upper: np.ndarray) -> None:
         """New bounds for rows, existing or added in this round."""
-        rows, lower, upper = np.asarray(rows), np.asarray(lower, dtype=float), np.asarray(upper, dtype=float)
-        new = rows >= self.n_rows0
-        self.row_lower[rows[new] - self.n_rows0] = lower[new]
-        self.row_upper[rows[new] - self.n_rows0] = upper[new]
-        self.row_bounds.update(zip(rows[~new].tolist(), zip(lower[~new].tolist(), upper[~new].tolist())))
+        _set_bounds(rows, lower, upper, self.n_rows0, self.row_lower, self.row_upper, self.row_bounds)
 
     def add_cut_rows(self, batch: CutRows, n: int, *, col_status=None, row_status=None,
                      value=None) -> tuple[np.ndarray, np.ndarray]:

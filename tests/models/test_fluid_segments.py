@@ -36,16 +36,30 @@ def _times(data, rng, k):
     return np.r_[t, t[:1]]
 
 
-def _segments_optimum(data, times, price=True):
+def _segments_optimum(data, times, price=True, lift=False):
     """The LP with the fluid cuts at *times* as segments, one edit per time (splits and extensions
-    of what earlier edits added); with *price*, columns left out are priced in until none is."""
+    of what earlier edits added); with *price*, columns left out are priced in until none is.
+    With *lift*, :meth:`FluidSegments.lift` before each cut (its columns deleted as the loop
+    deletes them, its right-hand sides written after the cut, as the loop writes them), and each
+    LP held checked to be a restriction of the formulation (never below the fluid cuts' optimum).
+    Returns the optimum, the C part of the point and the segments."""
+    from schedrelax.models.queyranne import _renumbering
+
     program = lp_schedule_program(data)
     lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
     assert lp.solve().is_optimal
     seg = FluidSegments(data, price=price)
-    for t in times:
-        e = EditBuilder(lp.x, *lp.basis())
+    for i, t in enumerate(times):
+        if lift:
+            x, (cs, rs) = lp.x, lp.basis()
+            drop = seg.lift(x, cs)
+            col_new = _renumbering(len(cs), drop)
+            seg.renumber(col_new, np.arange(len(rs)))
+            e = EditBuilder(x[col_new >= 0], cs[col_new >= 0], rs, dropped=(drop, np.empty(0, np.int64)))
+        else:
+            e = EditBuilder(lp.x, *lp.basis())
         seg.add_cut(float(t), e)
+        seg.write_rhs(e)
         lp.apply(e.finish(1))
         result = lp.solve()
         if result.status is SolveStatus.INFEASIBLE:  # a restriction: widen it (the loop's repair)
@@ -54,6 +68,8 @@ def _segments_optimum(data, times, price=True):
             lp.apply(e.finish(0))
             result = lp.solve()
         assert result.is_optimal
+        if lift and len(seg.b) > 1:
+            assert result.objective >= _u_rows_optimum(data, times[:i + 1]) * (1 - 1e-9)
     while True:
         e = EditBuilder(lp.x, *lp.basis())
         if not seg.price(e, lp.row_dual):
@@ -61,7 +77,7 @@ def _segments_optimum(data, times, price=True):
         lp.apply(e.finish(0))
         result = lp.solve()
         assert result.is_optimal
-    return result.objective, lp.x[:data.n]
+    return result.objective, lp.x[:data.n], seg
 
 
 def _u_rows_optimum(data, times):
@@ -81,8 +97,8 @@ def test_segments_give_the_fluid_cuts_optimum(seed, price):
     inst = spc_setting(seed, n_jobs=15, tasks_per_job=(1, 6), machines=4, online=seed % 2 == 1, load=1.5)
     data = ScheduleLPData.of(inst)
     times = _times(data, np.random.default_rng(seed), 12)
-    seg, C = _segments_optimum(data, times, price)
-    assert seg == pytest.approx(_u_rows_optimum(data, times), rel=1e-9)
+    value, C, _ = _segments_optimum(data, times, price)
+    assert value == pytest.approx(_u_rows_optimum(data, times), rel=1e-9)
     # and C meets every fluid cut it was given: Σ p_j (t − d_j)^+ <= μ t²/2
     d = C - data.p / (2 * data.mu_j)
     for t in times:
@@ -93,7 +109,7 @@ def test_times_in_one_edit_and_in_many_agree():
     inst = spc_setting(3, n_jobs=20, tasks_per_job=(1, 6), machines=4, load=2.0)
     data = ScheduleLPData.of(inst)
     times = _times(data, np.random.default_rng(3), 10)
-    many, _ = _segments_optimum(data, times)
+    many, _, _ = _segments_optimum(data, times)
     program = lp_schedule_program(data)
     lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
     lp.solve()
@@ -107,44 +123,6 @@ def test_times_in_one_edit_and_in_many_agree():
     assert np.count_nonzero(e.row_status == BASIC) + np.count_nonzero(e.col_status == BASIC) == len(e.row_status)
 
 
-def _lifted_optimum(data, times):
-    """:func:`_segments_optimum` with :meth:`FluidSegments.lift` before each cut (its columns
-    deleted as the loop deletes them, its right-hand sides written after the cut, as the loop
-    writes them), then priced until no column is left out at a negative reduced cost."""
-    from schedrelax.models.queyranne import _renumbering
-
-    lp = HighsEditableLP(lp_schedule_program(data), "highs", time_limit=None, mip_gap=None, threads=None, options={})
-    assert lp.solve().is_optimal
-    seg = FluidSegments(data)
-    for t in times:
-        x, (cs, rs) = lp.x, lp.basis()
-        drop = seg.lift(x, cs)
-        col_new = _renumbering(len(cs), drop)
-        seg.renumber(col_new, np.arange(len(rs)))
-        e = EditBuilder(x[col_new >= 0], cs[col_new >= 0], rs, dropped=(drop, np.empty(0, np.int64)))
-        seg.add_cut(float(t), e)
-        seg.write_rhs(e)
-        lp.apply(e.finish(1))
-        result = lp.solve()
-        if result.status is SolveStatus.INFEASIBLE:
-            e = EditBuilder(np.zeros(len(lp.basis()[0])), *lp.basis())
-            assert seg.add_all(e) > 0
-            lp.apply(e.finish(0))
-            result = lp.solve()
-        assert result.is_optimal
-        # the LP held now is a restriction of the formulation: never below the fluid cuts' optimum
-        if len(seg.b) > 1:
-            assert result.objective >= _u_rows_optimum(data, times[:list(times).index(t) + 1]) * (1 - 1e-9)
-    while True:
-        e = EditBuilder(lp.x, *lp.basis())
-        if not seg.price(e, lp.row_dual):
-            break
-        lp.apply(e.finish(0))
-        result = lp.solve()
-        assert result.is_optimal
-    return result.objective, seg
-
-
 @pytest.mark.parametrize("seed", range(8))
 def test_lifted_anchors_give_the_fluid_cuts_optimum(seed, monkeypatch):
     """Anchors moved up (complement columns r_jl below them, right-hand sides changed) are a change
@@ -156,7 +134,7 @@ def test_lifted_anchors_give_the_fluid_cuts_optimum(seed, monkeypatch):
     times = _times(data, np.random.default_rng(seed), 12)[:-1]
     lifted = 0
     for order in (times, np.sort(times)):
-        value, seg = _lifted_optimum(data, order)
+        value, _, seg = _segments_optimum(data, order, lift=True)
         lifted += seg.lifted
         assert value == pytest.approx(_u_rows_optimum(data, order), rel=1e-9)
     assert lifted > 0
@@ -276,7 +254,7 @@ def test_without_pricing_a_restriction_can_be_above_the_optimum():
         inst = spc_setting(seed, n_jobs=15, tasks_per_job=(1, 6), machines=4, online=seed % 2 == 1, load=1.5)
         data = ScheduleLPData.of(inst)
         times = _times(data, np.random.default_rng(seed), 12)
-        full, _ = _segments_optimum(data, times, price=False)
+        full, _, _ = _segments_optimum(data, times, price=False)
         program = lp_schedule_program(data)
         lp = HighsEditableLP(program, "highs", time_limit=None, mip_gap=None, threads=None, options={})
         lp.solve()
