@@ -621,7 +621,6 @@ class HighsEditableLP(HighsProgramBackend):
         """Forget the basis: the next solve starts from HiGHS's own start (a fallback after a warm
         solve that ended without a verdict)."""
         self._highs.clearSolver()
-        self.cold_starts = getattr(self, "cold_starts", 0) + 1
 
     def apply(self, edit) -> None:
         """Apply *edit* and hand HiGHS its basis."""

@@ -186,9 +186,18 @@ def test_a_warm_solve_without_a_verdict_is_run_again_cold(monkeypatch):
             return dataclasses.replace(result, status=SolveStatus.ERROR)
         return result
 
+    cold = HighsEditableLP.cold_start
+    colds = []
+
+    def counted(self):
+        colds.append(len(calls))
+        cold(self)
+
     monkeypatch.setattr(HighsEditableLP, "solve", flaky)
+    monkeypatch.setattr(HighsEditableLP, "cold_start", counted)
     again = solve_lp_schedule(inst, use_smith=False, loop="segments")
     assert again.converged and len(calls) > 4
+    assert colds == [3]  # once, right after the failed third solve
     assert again.solution.objective == pytest.approx(reference.solution.objective, rel=1e-7)
 
 
