@@ -224,8 +224,8 @@ def time_grid(instance: PackingInstance) -> TimeGrid:
     fraction in the interval, or the least refinement of the grid that reaches it). The slot is
     then the simplest length that puts every time within its interval. A release far from the
     origin has a wide interval (ulps of its stamp), whose simplest fraction is seldom the grid's:
-    taken first, it refused such copies of instances whose other copies were solved. The same in any unit and from any origin, since
-    only ratios and each stamp's own ulps enter. Raises :class:`~schedrelax.errors.AlgorithmError`,
+    taken first, it refused such copies of instances whose other copies were solved. The same in
+    any unit and from any origin, since only ratios and each stamp's own ulps enter. Raises :class:`~schedrelax.errors.AlgorithmError`,
     naming the time, when no grid of at most :data:`MAX_GRID_CELLS` slots in τ fits: a time off
     the grid by more than its round-off is refused, not rounded (a release rounded down would let
     a task start before it). Exact: every float is a whole multiple of 2^-K for one K, and the
@@ -253,11 +253,16 @@ def time_grid(instance: PackingInstance) -> TimeGrid:
     O, Tau, TauT = whole(origin), whole(tau), GRID_ULPS * whole(float(np.spacing(tau)))
     seen: dict[tuple[float, bool], tuple[int, int, Fraction, str]] = {}
     count, finest = 1, (1, tau_named)
+    def width(item) -> float:
+        """A time's round-off interval relative to the time: its stamp's ulp over it."""
+        _, v, stamp, is_stamp = item
+        ulp = float(np.spacing(stamp))
+        return ulp / max(abs(v - origin if is_stamp else v), ulp)
+
     # The tightest intervals first (processing times: a few ulps of themselves), the widest last
     # (releases far from the origin: ulps of the stamp, up to 1e-9 of a short time at 10^6): a
     # wide interval holds simpler fractions than the grid's, which the grid need not take.
-    for what, v, stamp, is_stamp in sorted(named, key=lambda item: float(np.spacing(item[2])) / max(
-            abs(item[1] - origin if item[3] else item[1]), float(np.spacing(item[2])))):
+    for what, v, stamp, is_stamp in sorted(named, key=width):
         if (v, is_stamp) in seen:
             continue
         V = whole(v) - O if is_stamp else whole(v)
