@@ -5,7 +5,7 @@ pool loop's optimum with no set of (2) violated."""
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
 
 from schedrelax._matrix import BASIC
 from schedrelax.instances.generate import spc as spc_setting
