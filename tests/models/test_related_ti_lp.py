@@ -61,29 +61,30 @@ def _optimum(inst: RelatedInstance) -> float | None:
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(related_instances(max_machines=3, max_jobs=4, max_tasks=2))
-def test_slot_model_is_the_problem_when_times_are_whole_slots(inst):
+@given(related_instances(max_machines=3, max_jobs=4, max_tasks=2), st.booleans())
+def test_slot_model_is_the_problem_when_times_are_whole_slots(inst, strong):
     # speeds in {1/2, 1, 2, 4} and whole sizes: every duration is a multiple of 1/4, so on the
     # grid of 1/4 nothing is rounded and the integer slot model's optimum is the optimum.
     opt = _optimum(inst)
     if opt is None:
         return
     layout = slot_layout(inst, Fraction(1, 4))
-    mip = layout.grid.bound(_solve(related_ti_lp_program(layout, "pulse"), integer=True))
+    program = related_ti_lp_program(layout, "pulse", strong_precedence=strong)
+    mip = layout.grid.bound(_solve(program, integer=True))
     assert mip == pytest.approx(opt, rel=1e-7, abs=1e-7)
-    lp = layout.grid.bound(_solve(related_ti_lp_program(layout, "pulse")))
+    lp = layout.grid.bound(_solve(program))
     assert lp <= opt * (1 + 1e-9) + 1e-9
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(fuzz_related_instances(max_machines=3, max_jobs=4, max_tasks=2), st.integers(2, 5))
-def test_bound_is_below_the_proven_optimum_on_wide_numbers(inst, k):
+@given(fuzz_related_instances(max_machines=3, max_jobs=4, max_tasks=2), st.integers(2, 5), st.booleans())
+def test_bound_is_below_the_proven_optimum_on_wide_numbers(inst, k, strong):
     opt = _optimum(inst)
     if opt is None:
         return
     for ub in (None, opt):  # windows capped by the optimum itself still hold an optimal schedule
         layout = slot_layout(inst, default_delta(inst, k), ub)
-        value = layout.grid.bound(_solve(related_ti_lp_program(layout, "pulse")))
+        value = layout.grid.bound(_solve(related_ti_lp_program(layout, "pulse", strong_precedence=strong)))
         assert value <= opt * (1 + 1e-9) + 1e-12 * abs(layout.grid.origin) * layout.grid.weight_sum
 
 
@@ -91,7 +92,7 @@ def test_bound_is_below_the_proven_optimum_on_wide_numbers(inst, k):
 @given(related_instances(max_machines=3, max_jobs=4, max_tasks=3, releases=True), st.integers(1, 4))
 def test_pulse_and_step_forms_have_one_optimum(inst, k):
     layout = slot_layout(inst, default_delta(inst, k))
-    pulse, step = (_solve(related_ti_lp_program(layout, form)) for form in ("pulse", "step"))
+    pulse, step = (_solve(related_ti_lp_program(layout, form, strong_precedence=False)) for form in ("pulse", "step"))
     assert pulse == pytest.approx(step, rel=1e-7, abs=1e-7)
 
 
@@ -146,3 +147,14 @@ def test_engine_bound_is_valid_and_above_lp_schedule_on_a_pinned_spc_instance():
     if res.info.get("optimal"):
         assert bound <= ub * (1 + 1e-9)
     assert not math.isnan(bound)
+
+
+def test_precedence_slot_by_slot_lifts_the_bound_on_map_reduce_chains():
+    # spc n_jobs 8 seed 2 (the reach benchmark's instance): a map job of weight 0 before each
+    # reduce job; with expectations alone the LP starts part of a reduce task before its map ends.
+    inst = spc(2, n_jobs=8, tasks_per_job=(1, 4), machines=6)
+    layout = slot_layout(inst, default_delta(inst, 4))
+    weak, strong = (layout.grid.bound(_solve(related_ti_lp_program(layout, strong_precedence=sp_)))
+                    for sp_ in (False, True))
+    assert strong > weak * 1.005
+    assert strong > solve_lp_schedule(inst, "highs").lower_bound
