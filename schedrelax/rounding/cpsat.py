@@ -93,6 +93,14 @@ nothing is proven in 30 s and the LP raises the bound (seed 1: 266 against 254).
 LP-Schedule takes 0.03-0.16 s and the proofs at n_jobs 3-4 were as fast with it as without
 (0.4-7.3 s against 0.4-5.8 s, noise both ways), so it stays."""
 
+INTERLEAVE_ONE_WORKER = True
+"""On packing instances large enough for the LP bound (:data:`LP_MIN_TASKS`), one CP-SAT worker
+runs CP-SAT's whole portfolio in turns (``interleave_search``) rather than its one default
+strategy. Measured with one worker, 60 s brackets, the reach benchmark's packing 40 (seeds 0-2):
+best schedules 509, 440, 481 against 568-590, 446, 483 (widths 9.2, 2.6, 2.8 % against 21.9, 4.0,
+3.2 %). Not below: on packing 15-20 it proves 1.2-8 times slower (20 jobs seed 0: 22.9 s
+against 2.9 s)."""
+
 LP_SHARE = 0.5
 """Most of the time left that the LP bound may take (its solver's time limit): the rest is
 CP-SAT's, which also raises the bound."""
@@ -200,6 +208,11 @@ its time (a finer grid is a tighter bound: the floor of a duration loses less). 
 benchmark's ``spc`` n_jobs 8 (26 tasks, 6 machines): k = 5, 6, 7 gave 1082.8, 1090.1 and 1094.4
 (seed 2) in 0.4, 1.5 and 7.2 s; each step has about 4 times the capacity terms."""
 
+RELATED_TI_MAX_TERMS = 8_000_000
+"""The related time-indexed LP is not built past this many capacity terms, nor past
+:data:`BOUND_TERMS_PER_SECOND` a second of its time (the finest grids measured: 6.8 M terms at
+n_jobs 8, 6-24 s); speeds that differ by decades make even the first grid that large."""
+
 RELATED_TI_GROWTH = 5.0
 """The solve time of the next finer grid predicted as this many times the last one's (measured
 3.5-8.5 times, build included), so that the next grid is only started when it should fit."""
@@ -229,6 +242,9 @@ def _related_ti_bound(instance: RelatedInstance, upper_bound: float,
         except AlgorithmError:
             break
         if not len(layout.jobs):  # no weighted job: the optimum is 0, nothing to bound
+            break
+        terms = layout.terms("pulse")
+        if terms > RELATED_TI_MAX_TERMS or (left is not None and terms > BOUND_TERMS_PER_SECOND * left):
             break
         res = solve_program(related_ti_lp_program(layout, "pulse"), "highs", time_limit=budget.left()).result
         last_seconds = time.perf_counter() - t
@@ -317,7 +333,8 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     built = build_cpsat_packing(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling))
     t3 = time.perf_counter()
-    run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2)
+    run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
+                      interleave=INTERLEAVE_ONE_WORKER and workers == 1 and with_lp)
     t4 = time.perf_counter()
     if run.result.status.has_solution:
         # data's pairs are usable_pairs(instance) in order

@@ -86,11 +86,13 @@ def _check_seed(seed: object) -> None:
 
 def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
                 build_seconds: float = 0.0, gap: float | None = None,
-                linearization_level: int | None = None) -> CpSatSolve:
+                linearization_level: int | None = None, interleave: bool = False) -> CpSatSolve:
     """Solve the CP-SAT *model* to a proven optimum (zero relative and absolute gap) unless
     *time_limit* (seconds) stops it first; *threads* is CP-SAT's ``num_workers`` (None: its own
     default, every core), *seed* its ``random_seed``, *gap* its relative gap limit (None: 0),
-    *linearization_level* its ``linearization_level`` (None: its own default, 1).
+    *linearization_level* its ``linearization_level`` (None: its own default, 1); *interleave*
+    sets ``interleave_search``: every search strategy of CP-SAT's portfolio (LNS included) takes
+    turns on the *threads* given, deterministically, where one thread otherwise runs one strategy.
     *build_seconds* (the caller's time to build the model) is passed through to the result.
 
     Status: OPTIMAL (proven), FEASIBLE (a solution, not proven optimal), INFEASIBLE,
@@ -107,6 +109,8 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
         p.max_time_in_seconds = float(time_limit)
     if threads is not None:
         p.num_workers = int(threads)
+    if interleave:
+        p.interleave_search = True
     if seed is not None:
         p.random_seed = int(seed) % (2**31)
     if linearization_level is not None:

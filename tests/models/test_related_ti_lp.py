@@ -84,12 +84,14 @@ def test_bound_is_below_the_proven_optimum_on_wide_numbers(inst, k, strong):
         return
     for ub in (None, opt):  # windows capped by the optimum itself still hold an optimal schedule
         layout = slot_layout(inst, default_delta(inst, k), ub)
+        if layout.terms("pulse") > 100_000:  # speeds decades apart: a grid the engine would not build
+            continue
         value = layout.grid.bound(_solve(related_ti_lp_program(layout, "pulse", strong_precedence=strong)))
         assert value <= opt * (1 + 1e-9) + 1e-12 * abs(layout.grid.origin) * layout.grid.weight_sum
 
 
-@settings(max_examples=25, deadline=None)
-@given(related_instances(max_machines=3, max_jobs=4, max_tasks=3, releases=True), st.integers(1, 4))
+@settings(max_examples=15, deadline=None)
+@given(related_instances(max_machines=3, max_jobs=4, max_tasks=3, releases=True), st.integers(1, 3))
 def test_pulse_and_step_forms_have_one_optimum(inst, k):
     layout = slot_layout(inst, default_delta(inst, k))
     pulse, step = (_solve(related_ti_lp_program(layout, form, strong_precedence=False)) for form in ("pulse", "step"))

@@ -207,3 +207,31 @@ def test_unscalable_numbers_are_an_error_naming_the_horizon():
     huge = RelatedInstance(speeds=[1.0], jobs=(RelatedJob([2e14] * 40),))
     with pytest.raises(Exception, match="too large for CP-SAT"):
         run("mip", huge, solver="cpsat")
+
+
+@pytest.mark.parametrize("threads, use_lp, interleaved", [(1, True, True), (1, False, False), (2, True, False)])
+def test_one_worker_interleaves_cpsats_portfolio_only_where_the_lp_bound_runs(monkeypatch, threads, use_lp,
+                                                                               interleaved):
+    """INTERLEAVE_ONE_WORKER: one worker runs CP-SAT's whole portfolio in turns on instances that
+    get the LP bound (measured better schedules at packing 40), never on small ones (slower proofs)
+    nor with several workers (CP-SAT's parallel portfolio already runs them); CP-SAT gets the flag,
+    and the search still proves the optimum of a small instance."""
+    from ortools.sat.python import cp_model
+
+    from schedrelax.rounding import cpsat as engine
+    from schedrelax.solvers import cpsat_backend
+
+    seen = []
+    real_solve = cp_model.CpSolver.solve
+
+    def spy(self, model, *args, **kwargs):
+        seen.append(self.parameters.interleave_search)
+        return real_solve(self, model, *args, **kwargs)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", spy)
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", spy)
+    inst = synchpack(1, n_jobs=6, machines=2)
+    res = engine.packing_cpsat(inst, time_limit=20, threads=threads, use_lp=use_lp)
+    assert seen == [interleaved]
+    assert res.info["optimal"]
+    assert cpsat_backend.solve_cpsat.__kwdefaults__["interleave"] is False
