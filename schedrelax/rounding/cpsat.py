@@ -98,8 +98,10 @@ INTERLEAVE_ONE_WORKER = True
 runs CP-SAT's whole portfolio in turns (``interleave_search``) rather than its one default
 strategy. Measured with one worker, 60 s brackets, the reach benchmark's packing 40 (seeds 0-2):
 best schedules 509, 440, 481 against 568-590, 446, 483 (widths 9.2, 2.6, 2.8 % against 21.9, 4.0,
-3.2 %). Not below: on packing 15-20 it proves 1.2-8 times slower (20 jobs seed 0: 22.9 s
-against 2.9 s)."""
+3.2 %; a second run: 505, 442, 486). Not below: on packing 15-20 it proves 1.2-8 times slower
+(20 jobs seed 0: 22.9 s against 2.9 s). Not on related: at n_jobs 8 (one worker, 60 s) it found
+the best schedules two workers find (722.7, 629.8, 1137.6 against 726.3, 630.7, 1139.7), but at
+n_jobs 5-6 (20 s) it proved 4 of 10 seeds against 5 and left wider brackets on four others."""
 
 LP_SHARE = 0.5
 """Most of the time left that the LP bound may take (its solver's time limit): the rest is
@@ -198,8 +200,11 @@ RELATED_TI_MIN_TASKS = 12
 of at least this many tasks: below, CP-SAT proves the optimum in about a second (reach benchmark,
 n_jobs 3: 1.2 s) and a bound is not what is missing."""
 
-RELATED_TI_SHARE = 0.3
-"""Most of the time left that the related time-indexed LP bound may take; CP-SAT gets the rest."""
+RELATED_TI_SHARE = 0.45
+"""Most of the time left that the related time-indexed LP bound may take; CP-SAT gets the rest.
+At related n_jobs 8 (one worker, 60 s) 0.3 stopped two of three seeds a grid short (bounds 678.2
+and 1099.0 against 690.5 and 1107.3 at 0.45), and CP-SAT's best schedules were the same with the
+smaller share (it finds them early: 300 s alone found nothing better)."""
 
 RELATED_TI_K = (4, 9)
 """The grid widths tried by the related time-indexed LP bound: 2^-k of the longest task at its
