@@ -79,6 +79,7 @@ class SlotGrid:
     weight_sum: float
 
     def bound(self, lp_value: float) -> float:
+        """The instance's cost bound o Σ w_j + δ · *lp_value* of a slot model value."""
         return self.origin * self.weight_sum + float(self.delta) * lp_value
 
 
