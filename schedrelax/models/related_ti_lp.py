@@ -30,7 +30,8 @@ Windows. A job's first slot comes from its release and its predecessors' least c
 task at the fastest speed, exact rationals). With a known schedule's cost U, an optimal schedule
 has w_j C_j <= U − Σ_{k≠j} w_k lo_k (lo_k the least completion), which caps every weighted job's
 completion; a job of weight 0 is capped by its successors' caps. Every job is also capped by the
-horizon of a semi-active optimal schedule (:func:`~schedrelax.models.related_mip.mip_horizon`).
+horizon of a semi-active optimal schedule (:func:`~schedrelax.models.related_mip.mip_horizon`,
+computed exactly).
 Jobs of weight 0 with no weighted job after them are left out: dropping a job (and its edges)
 only lowers the optimum, so the bound stays valid.
 
@@ -141,8 +142,6 @@ def slot_layout(instance: RelatedInstance, delta: Fraction, upper_bound: float |
     """The windows and durations of the module docstring on a grid of width *delta* (a positive
     Fraction); *upper_bound*, a feasible schedule's cost, caps the windows. AlgorithmError when a
     task has no start slot (an *upper_bound* below the optimum)."""
-    from schedrelax.models.related_mip import mip_horizon
-
     delta = Fraction(delta)
     if not delta > 0:
         raise AlgorithmError(f"related time-indexed LP: delta must be positive, got {delta}")
@@ -170,7 +169,9 @@ def slot_layout(instance: RelatedInstance, delta: Fraction, upper_bound: float |
     keep = w > 0
     for j in reversed(order):
         keep[j] = keep[j] or any(keep[b] for b in succ[j])
-    horizon = Fraction(mip_horizon(instance)) * (1 + UB_SLACK)
+    # every task once on the slowest machine after the last release or ready time bounds a
+    # semi-active optimal schedule (related_mip.mip_horizon, here exact)
+    horizon = max(max(rel), max(ready)) + sum(size) / min(speeds)
     cap = [horizon] * n
     if upper_bound is not None and math.isfinite(upper_bound):
         wf = [Fraction(float(x)) for x in w]
@@ -184,30 +185,44 @@ def slot_layout(instance: RelatedInstance, delta: Fraction, upper_bound: float |
             if keep[b]:
                 cap[j] = min(cap[j], cap[b])
     jobs = np.flatnonzero(keep)
-    pos = {int(j): k for k, j in enumerate(jobs)}
+    pos = np.full(n, -1, dtype=np.int64)
+    pos[jobs] = np.arange(len(jobs))
     origin = min(rel[j] for j in jobs) if len(jobs) else Fraction(0)
-    rows = []
-    for j in jobs.tolist():
-        last_end = math.floor((cap[j] - origin) / delta)
-        for t in tasks_of[j]:
-            for i in range(M):
-                D = math.floor(size[t] / (speeds[i] * delta))
-                s0 = math.floor((max(rel[j], ready[i], est[j]) - origin) / delta)
-                s1 = last_end - D
-                if s1 >= s0:
-                    rows.append((t, pos[j], i, D, s0, s1))
-    g = np.array(rows, dtype=np.int64).reshape(-1, 6)
-    kept_tasks = [t for j in jobs.tolist() for t in tasks_of[j]]
-    missing = sorted(set(kept_tasks) - set(g[:, 0].tolist()))
+    # per kept job: its last end slot, and per machine its first start slot (exact)
+    last_end = np.array([math.floor((cap[j] - origin) / delta) for j in jobs.tolist()], dtype=np.int64)
+    first_slot = np.array([[math.floor((max(rel[j], r, est[j]) - origin) / delta) for r in ready]
+                           for j in jobs.tolist()], dtype=np.int64).reshape(len(jobs), M)
+    # per kept task and machine: D = floor(p / (v δ)) (exact, see _floor_ratio)
+    kept_tasks = np.flatnonzero(np.isin(tj, jobs))
+    D = _floor_ratio([size[t] for t in kept_tasks.tolist()], [v * delta for v in speeds])
+    kj = pos[tj[kept_tasks]]
+    s0 = first_slot[kj]
+    s1 = last_end[kj][:, None] - D
+    ok = s1 >= s0
+    ti, mi = np.nonzero(ok)
+    g = np.column_stack([kept_tasks[ti], kj[ti], mi, D[ti, mi], s0[ti, mi], s1[ti, mi]]).astype(np.int64)
+    missing = sorted(set(kept_tasks.tolist()) - set(g[:, 0].tolist()))
     if missing:
         raise AlgorithmError(f"related time-indexed LP: task {missing[0]} has no start slot within its job's window "
                              f"(upper_bound {upper_bound} below the optimum?)")
-    kept_edges = np.array([(pos[a], pos[b]) for a, b in edges.tolist() if keep[a] and keep[b]],
+    kept_edges = np.array([(int(pos[a]), int(pos[b])) for a, b in edges.tolist() if keep[a] and keep[b]],
                           dtype=np.int64).reshape(-1, 2)
     grid = SlotGrid(origin=float(origin), delta=delta, weight_sum=float(w[jobs].sum()))
     return SlotLayout(grid=grid, jobs=jobs, weights=w[jobs], edges=kept_edges, g_task=g[:, 0], g_job=g[:, 1],
                       g_machine=g[:, 2], g_D=g[:, 3], g_first=g[:, 4], g_last=g[:, 5],
                       n_tasks=len(kept_tasks))
+
+
+def _floor_ratio(num: list[Fraction], den: list[Fraction]) -> np.ndarray:
+    """floor(num[a] / den[b]) for every a, b, exactly: by floats, and again as Fractions where the
+    float quotient lies within 1e-9 (relative) of a whole number, so float rounding never moves a
+    floor (the floats' error is a few units in the last place)."""
+    q = np.asarray([float(x) for x in num])[:, None] / np.asarray([float(x) for x in den])[None, :]
+    out = np.floor(q)
+    near = np.abs(q - np.round(q)) <= 1e-9 * np.maximum(1.0, np.abs(q))
+    for a, b in zip(*np.nonzero(near)):
+        out[a, b] = math.floor(num[a] / den[b])
+    return out.astype(np.int64)
 
 
 def related_ti_lp_program(layout: SlotLayout, form: str = "pulse", strong_precedence: bool = True) -> MatrixProgram:
