@@ -2,6 +2,7 @@
 
     python benchmarks/fuzz_units.py --runs 20000 [--families packing,related] [--seed 1]
                                     [--minutes 60] [--copies 16] [--out units_report.json]
+                                    [--solver cpsat] [--mip-only] [--min-tasks 12]
 
 Draws instances family by family in turn and runs each at unit scale and at ``--copies`` (scale,
 offset) pairs (scales 10^-9..10^6, offsets 0, 1, 10^3, 10^6 and a random one up to 10^6) through
@@ -25,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from tests.fuzz.runs import MIP_SECONDS  # noqa: E402
 from tests.fuzz.units import FAMILIES, VARIANTS, Tally, check_instance, copies_for, random_instance  # noqa: E402
 
 
@@ -37,6 +39,10 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--copies", type=int, default=16)
     ap.add_argument("--out", default="units_report.json")
+    ap.add_argument("--solver", default="highs", help="the algorithms' solver: highs, or cpsat for the CP-SAT engines")
+    ap.add_argument("--mip-only", action="store_true", help="run the exact mip alone")
+    ap.add_argument("--min-tasks", type=int, default=0,
+                    help="related/packing: add jobs until the instance has this many tasks")
     args = ap.parse_args()
     families = args.families.split(",")
     rng = random.Random(args.seed)
@@ -48,7 +54,9 @@ def main() -> int:
         family = families[i % len(families)]
         i += 1
         before = tally.runs
-        check_instance(random_instance(family, rng), copies_for(family, rng, args.copies), tally)
+        doc = random_instance(family, rng, min_tasks=args.min_tasks)
+        names = [("mip", {"time_limit": MIP_SECONDS})] if args.mip_only else None
+        check_instance(doc, copies_for(family, rng, args.copies), tally, names=names, solver=args.solver)
         per_family[family] += tally.runs - before
     kinds = collections.Counter((f["instance"]["family"], f["algorithm"], f["kind"].split(" ")[0])
                                 for f in tally.failures)

@@ -66,8 +66,21 @@ def _num(rng: random.Random, low: float, high: float) -> float:
     return float(round(v)) if rng.random() < 0.3 and round(v) >= low else round(v, rng.choice((1, 2, 3)))
 
 
-def random_instance(family: str, rng: random.Random) -> dict[str, Any]:
-    """A small instance document of *family* at unit scale (times between 0.1 and 10)."""
+def random_instance(family: str, rng: random.Random, min_tasks: int = 0) -> dict[str, Any]:
+    """A small instance document of *family* at unit scale (times between 0.1 and 10); for
+    related, jobs of 2-4 tasks without edges are added until it has *min_tasks* tasks (the CP-SAT
+    engine's time-indexed bound starts at 12; 0 draws nothing more, so the stream is unchanged)."""
+    doc = _random_instance(family, rng)
+    if family == "related":
+        while sum(len(j["tasks"]) for j in doc["jobs"]) < min_tasks:
+            doc["jobs"].append({"tasks": [_num(rng, 0.1, 10) for _ in range(rng.randint(2, 4))],
+                                "weight": _num(rng, 1, 5), "release": 0.0})
+    elif min_tasks:
+        raise ValueError(f"min_tasks is for the related family, not {family!r}")
+    return doc
+
+
+def _random_instance(family: str, rng: random.Random) -> dict[str, Any]:
     if family == "packing":
         caps = [rng.choice((1.0, 0.5, 0.8)) for _ in range(rng.randint(1, 3))]
         jobs = []
@@ -210,9 +223,9 @@ class Verdict:
     message: str = ""
 
 
-def _verdict(name: str, inst, params: dict[str, Any]) -> Verdict:
+def _verdict(name: str, inst, params: dict[str, Any], solver: str = "highs") -> Verdict:
     seconds = 4 * MIP_SECONDS + HANG_SECONDS if name == "mip" else HANG_SECONDS
-    o = check_run(name, inst, params=params, seconds=seconds)
+    o = check_run(name, inst, params=params, seconds=seconds, solver=solver)
     if o.kind != "ok":
         return Verdict(o.kind, message=o.message)
     r = o.result
@@ -234,13 +247,14 @@ class Tally:
 
 
 def check_instance(doc: dict[str, Any], copies: list[tuple[float, float]], tally: Tally,
-                   names: list[tuple[str, dict[str, Any]]] | None = None) -> None:
-    """Run *doc* at unit scale and at each (scale, offset) of *copies*; record what differs."""
+                   names: list[tuple[str, dict[str, Any]]] | None = None, solver: str = "highs") -> None:
+    """Run *doc* at unit scale and at each (scale, offset) of *copies*; record what differs.
+    *solver* is the algorithms' solver (the exact ``mip`` engine: ``highs`` or ``cpsat``)."""
     base = from_dict(copy.deepcopy(doc))
     names = plan(doc["family"]) if names is None else names
     ref = {}
     for name, params in names:
-        ref[name] = _verdict(name, base, params)
+        ref[name] = _verdict(name, base, params, solver)
         tally.runs += 1
         if ref[name].kind not in ("ok", "refused"):
             tally.hangs += ref[name].kind == "hang"
@@ -261,7 +275,7 @@ def check_instance(doc: dict[str, Any], copies: list[tuple[float, float]], tally
             tally.refused_at_load += 1
             continue
         for name, params in names:
-            v = _verdict(name, inst, params)
+            v = _verdict(name, inst, params, solver)
             tally.runs += 1
             why = _differs(ref[name], v, scale, offset, doc, name)
             if why:
