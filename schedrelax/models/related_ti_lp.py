@@ -47,8 +47,10 @@ the time. Kept: precedence slot by slot (``strong_precedence``, on by default): 
 6.4 s against 1.5 s (a map job of weight 0 before each reduce job: with expectations alone the LP
 starts half a reduce task early).
 
-Arithmetic: durations, windows and the grid are exact rationals (:class:`fractions.Fraction` of the
-instance's floats), so no float rounding can make a slot count exceed the true floor.
+Arithmetic: windows and the grid are exact rationals (:class:`fractions.Fraction` of the
+instance's floats); durations are floored from float quotients and again as Fractions wherever a
+quotient lies within 1e-9 of a whole number, so no float rounding can make a slot count exceed the
+true floor.
 """
 
 from __future__ import annotations
