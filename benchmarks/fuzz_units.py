@@ -42,7 +42,7 @@ def main() -> int:
     ap.add_argument("--solver", default="highs", help="the algorithms' solver: highs, or cpsat for the CP-SAT engines")
     ap.add_argument("--mip-only", action="store_true", help="run the exact mip alone")
     ap.add_argument("--min-tasks", type=int, default=0,
-                    help="related/packing: add jobs until the instance has this many tasks")
+                    help="related only: add jobs until the instance has this many tasks")
     args = ap.parse_args()
     families = args.families.split(",")
     rng = random.Random(args.seed)
