@@ -65,6 +65,7 @@ import scipy.sparse as sp
 from schedrelax._matrix import MatrixProgram, ProgramBuilder
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import RelatedInstance
+from schedrelax.models.cpsat_related import topological_rank
 
 FORMS = ("pulse", "step")
 
@@ -101,7 +102,6 @@ class SlotLayout:
     g_D: np.ndarray
     g_first: np.ndarray
     g_last: np.ndarray
-    n_tasks: int
 
     @property
     def starts(self) -> np.ndarray:
@@ -113,23 +113,6 @@ class SlotLayout:
         if form == "pulse":
             return int((n * self.g_D).sum())
         return int((2 * (n + self.g_D)).sum())
-
-
-def _topological(n: int, edges: np.ndarray) -> list[int]:
-    succ = [[] for _ in range(n)]
-    indeg = [0] * n
-    for a, b in edges.tolist():
-        succ[a].append(b)
-        indeg[b] += 1
-    order = [j for j in range(n) if indeg[j] == 0]
-    k = 0
-    while k < len(order):
-        for b in succ[order[k]]:
-            indeg[b] -= 1
-            if indeg[b] == 0:
-                order.append(b)
-        k += 1
-    return order
 
 
 def default_delta(instance: RelatedInstance, k: int) -> Fraction:
@@ -155,7 +138,7 @@ def slot_layout(instance: RelatedInstance, delta: Fraction, upper_bound: float |
     tj = np.asarray(instance.task_job)
     n, M = instance.n_jobs, len(speeds)
     edges = np.asarray(instance.edges, dtype=np.int64).reshape(-1, 2)
-    order = _topological(n, edges)
+    order = np.argsort(topological_rank(n, edges)).tolist()
     first = np.asarray(instance.job_offset)
     tasks_of = [range(int(first[j]), int(first[j + 1])) for j in range(n)]
     pred = [[] for _ in range(n)]
@@ -211,8 +194,7 @@ def slot_layout(instance: RelatedInstance, delta: Fraction, upper_bound: float |
                           dtype=np.int64).reshape(-1, 2)
     grid = SlotGrid(origin=float(origin), delta=delta, weight_sum=float(w[jobs].sum()))
     return SlotLayout(grid=grid, jobs=jobs, weights=w[jobs], edges=kept_edges, g_task=g[:, 0], g_job=g[:, 1],
-                      g_machine=g[:, 2], g_D=g[:, 3], g_first=g[:, 4], g_last=g[:, 5],
-                      n_tasks=len(kept_tasks))
+                      g_machine=g[:, 2], g_D=g[:, 3], g_first=g[:, 4], g_last=g[:, 5])
 
 
 def _floor_ratio(num: list[Fraction], den: list[Fraction]) -> np.ndarray:
@@ -244,7 +226,7 @@ def related_ti_lp_program(layout: SlotLayout, form: str = "pulse", strong_preced
     g_of = np.repeat(np.arange(nG), count)
     s = L.g_first[g_of] + (np.arange(nV) - gfirst_col[g_of])  # each column's slot
     task_ids = np.unique(L.g_task)
-    task_row = np.searchsorted(task_ids, L.g_task)
+    task_row = np.searchsorted(task_ids, L.g_task)  # each group's task, numbered 0..nt-1
     M = int(L.g_machine.max()) + 1 if nG else 0
     H = int((L.g_last + L.g_D).max()) + 1 if nG else 0
     m = ProgramBuilder(f"related time-indexed LP ({form} form, delta {L.grid.delta})")
@@ -295,10 +277,10 @@ def related_ti_lp_program(layout: SlotLayout, form: str = "pulse", strong_preced
         # Σ_s f(s) x_s = f(last) y_last - Σ_{s<last} y_s for f(s) = s + D or s (telescoping)
         end_coef = np.where(is_last, (s + L.g_D[g_of]).astype(float), -1.0)
         start_coef = np.where(is_last, s.astype(float), -1.0)
-    grow = np.searchsorted(task_ids, L.g_task)[g_of]
+    grow = task_row[g_of]  # each column's task row
     nt = len(task_ids)
     task_job = np.zeros(nt, dtype=np.int64)
-    task_job[np.searchsorted(task_ids, L.g_task)] = L.g_job
+    task_job[task_row] = L.g_job
     # C'_j - Σ (s + D) x >= 0 for each task of j
     A = sp.csr_array((np.r_[-end_coef, np.ones(nt)], (np.r_[grow, np.arange(nt)], np.r_[x0 + cols, c0 + task_job])),
                      shape=(nt, c0 + len(L.jobs)))
