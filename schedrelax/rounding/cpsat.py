@@ -214,25 +214,38 @@ benchmark's ``spc`` n_jobs 8 (26 tasks, 6 machines): k = 5, 6, 7 gave 1082.8, 10
 (seed 2) in 0.4, 1.5 and 7.2 s; each step has about 4 times the capacity terms."""
 
 RELATED_TI_MAX_TERMS = 8_000_000
-"""The related time-indexed LP is not built past this many capacity terms, nor past
-:data:`BOUND_TERMS_PER_SECOND` a second of its time (the finest grids measured: 6.8 M terms at
-n_jobs 8, 6-24 s); speeds that differ by decades make even the first grid that large."""
+"""The related time-indexed LP is not built past this many capacity terms (memory), and its first
+grid not past :data:`BOUND_TERMS_PER_SECOND` a second of its time (speeds that differ by decades
+make even the first grid that large); finer grids are started by :data:`RELATED_TI_GROWTH`."""
 
 RELATED_TI_GROWTH = 5.0
-"""The solve time of the next finer grid predicted as this many times the last one's (measured
-3.5-8.5 times, build included), so that the next grid is only started when it should fit."""
+"""The time of the next finer grid predicted as this many times the last one's (measured 4.5-4.6
+times from 1/64 to 1/128 of the longest task with the precedence rows found lazily, build
+included; 3.5-8.5 times with them all built), so that the next grid is only started when it should
+fit. A grid that does not fit after all is stopped by HiGHS's clock at the time left, and its last
+optimal round still counts (:class:`~schedrelax.models.related_ti_lp.SlotPrecedenceSeparation`)."""
+
+RELATED_TI_ROUNDS = 50
+"""Most LP solves of one grid's cutting-plane loop (precedence slot by slot found lazily); related
+n_jobs 8 converged in 3-6."""
 
 
 def _related_ti_bound(instance: RelatedInstance, upper_bound: float,
                       time_limit: float | None) -> tuple[float | None, str | None]:
     """The related time-indexed LP bound (:mod:`schedrelax.models.related_ti_lp`, pulse form, windows
-    capped by *upper_bound*) on the finest grid of :data:`RELATED_TI_K` that fits *time_limit*
-    (every grid's optimum is a valid bound; the largest is kept, lowered by
+    capped by *upper_bound*, precedence slot by slot added as cuts) on the finest grid of
+    :data:`RELATED_TI_K` that fits *time_limit* (every grid's optimum, and every round's of its
+    cutting-plane loop, is a valid bound; the largest is kept, lowered by
     :data:`~schedrelax.rounding.exact.BOUND_SLACK` for the solver's tolerance). (None, None) when no
     grid was solved."""
-    from schedrelax.models.related_ti_lp import default_delta, related_ti_lp_program, slot_layout
+    from schedrelax.models.related_ti_lp import (
+        SlotPrecedenceSeparation,
+        default_delta,
+        related_ti_lp_program,
+        slot_layout,
+    )
     from schedrelax.rounding.exact import below
-    from schedrelax.solvers import solve_program
+    from schedrelax.solvers.cutting_planes import cutting_planes_rows
 
     budget = Budget(time_limit)
     best = kind = None
@@ -249,11 +262,15 @@ def _related_ti_bound(instance: RelatedInstance, upper_bound: float,
         if not len(layout.jobs):  # no weighted job: the optimum is 0, nothing to bound
             break
         terms = layout.terms("pulse")
-        if terms > RELATED_TI_MAX_TERMS or (left is not None and terms > BOUND_TERMS_PER_SECOND * left):
+        if terms > RELATED_TI_MAX_TERMS or (left is not None and best is None
+                                            and terms > BOUND_TERMS_PER_SECOND * left):
             break
-        res = solve_program(related_ti_lp_program(layout, "pulse"), "highs", time_limit=budget.left()).result
+        program = related_ti_lp_program(layout, "pulse", strong_precedence=False)
+        looped = cutting_planes_rows(program, SlotPrecedenceSeparation(program), solver="highs", keep=None,
+                                     warm=False, max_rounds=RELATED_TI_ROUNDS, time_limit=budget.left())
         last_seconds = time.perf_counter() - t
-        if not res.is_optimal:
+        res = looped.last_optimal
+        if res is None:
             break
         value = below(layout.grid.bound(float(res.objective)))
         if best is None or value > best:

@@ -30,7 +30,10 @@ class CuttingPlaneResult:
     ``seconds`` is the loop's wall time, separation included; ``solve_seconds`` the part of it
     spent in the solver's own runs (the sum of every round's ``SolveResult.solve_seconds``).
     :func:`cutting_planes_rows` also sets ``x`` (the last solution's columns, as an array),
-    ``rows`` (rows in the LP at the end) and ``deleted_rows`` (rows its cut pool deleted).
+    ``rows`` (rows in the LP at the end) and ``deleted_rows`` (rows its cut pool deleted), and
+    ``last_optimal``, the last round solved to optimality (its objective bounds a minimisation's
+    optimum over the whole family from below even when a later round stopped at the time limit: the
+    rounds' LPs only gain rows).
     """
 
     result: SolveResult
@@ -43,6 +46,7 @@ class CuttingPlaneResult:
     x: object = None
     rows: int = 0
     deleted_rows: int = 0
+    last_optimal: SolveResult | None = None
 
 
 def violation(cut: RelationalExpression) -> float:
@@ -152,7 +156,9 @@ def cutting_planes_rows(
     `program` (a :class:`schedrelax._matrix.MatrixProgram`) holds the rows never deleted;
     `initial` are cut batches (see :class:`schedrelax.solvers.highs_backend.HighsRowPool`) added
     before the first solve; ``separation(x)`` gets the solution's columns of `program` and returns
-    a batch, or None when nothing is violated (then the loop has converged). Before each batch is
+    a batch, or None when nothing is violated (then the loop has converged). *time_limit* is the
+    whole loop's: HiGHS's clock runs on over the rounds of one instance (measured with highspy
+    1.16: a 2.5 s limit, a first round of 1.7 s, the second stopped after 1.1 s). Before each batch is
     added, the cuts idle for `keep` solves are deleted (``keep=None``: none ever); with `warm`
     the batch's warm start (``basic_cols``/``tight_rows``) is handed to HiGHS, else HiGHS extends
     its basis with the new rows' slacks (the Pyomo loop's behaviour). Deleted cuts may come back:
@@ -171,22 +177,24 @@ def cutting_planes_rows(
         pool.add_cuts(batch, warm=False)
         cuts_added += batch.n_rows
     n = program.n_cols
+    last_optimal = None
     for rounds in range(1, max_rounds + 1):
         result = pool.solve()
         solve_seconds += result.solve_seconds
         if result.status is not SolveStatus.OPTIMAL:
             break
+        last_optimal = result
         batch = separation(pool.x[:n])
         if batch is None:
             return CuttingPlaneResult(result, rounds, cuts_added, True, pool.builds, time.perf_counter() - start,
-                                      solve_seconds, pool.x[:n], pool.n_rows, pool.deleted_rows)
+                                      solve_seconds, pool.x[:n], pool.n_rows, pool.deleted_rows, last_optimal)
         if keep is not None:
             pool.prune(keep)
         pool.add_cuts(batch, warm=warm)
         cuts_added += batch.n_rows
     return CuttingPlaneResult(result, rounds, cuts_added, False, pool.builds, time.perf_counter() - start,
                               solve_seconds, pool.x[:n] if pool.x is not None else None, pool.n_rows,
-                              pool.deleted_rows)
+                              pool.deleted_rows, last_optimal)
 
 
 def cutting_planes_edits(

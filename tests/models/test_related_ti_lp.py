@@ -20,12 +20,19 @@ import highspy
 from schedrelax.errors import AlgorithmError
 from schedrelax.instances import RelatedInstance, RelatedJob
 from schedrelax.instances.generate import spc
-from schedrelax.models.related_ti_lp import default_delta, related_ti_lp_program, slot_layout
+from schedrelax.models.related_ti_lp import (
+    CUTS_PER_PAIR,
+    SlotPrecedenceSeparation,
+    default_delta,
+    related_ti_lp_program,
+    slot_layout,
+)
 from schedrelax.rounding.cpsat import _related_ti_bound
 from schedrelax.rounding.related_exact import related_mip
 from schedrelax.rounding.spc import solve_lp_schedule
 from schedrelax.schedules import evaluate
 from schedrelax.solvers import solve_program
+from schedrelax.solvers.cutting_planes import cutting_planes_rows
 from tests.strategies import fuzz_related_instances, related_instances
 
 
@@ -160,3 +167,56 @@ def test_precedence_slot_by_slot_lifts_the_bound_on_map_reduce_chains():
                     for sp_ in (False, True))
     assert strong > weak * 1.005
     assert strong > solve_lp_schedule(inst, "highs").lower_bound
+
+
+def _lazy(layout, per_pair: int = CUTS_PER_PAIR):
+    program = related_ti_lp_program(layout, "pulse", strong_precedence=False)
+    return cutting_planes_rows(program, SlotPrecedenceSeparation(program, per_pair=per_pair), keep=None, warm=False,
+                               max_rounds=500)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(related_instances(max_machines=3, max_jobs=5, max_tasks=3, releases=True), st.integers(1, 4),
+       st.sampled_from([1, CUTS_PER_PAIR]))
+def test_precedence_rows_found_lazily_reach_the_full_programs_optimum(inst, k, per_pair):
+    # the same rows two ways: all through cumulative variables, or written over the start columns
+    # as a cutting-plane loop finds them violated; and every round's optimum is below the full one
+    layout = slot_layout(inst, default_delta(inst, k))
+    full = _solve(related_ti_lp_program(layout, "pulse", strong_precedence=True))
+    weak = _solve(related_ti_lp_program(layout, "pulse", strong_precedence=False))
+    loop = _lazy(layout, per_pair)
+    assert loop.converged and loop.last_optimal is loop.result
+    assert loop.result.objective == pytest.approx(full, rel=1e-7, abs=1e-7)
+    assert weak <= loop.result.objective + 1e-7 * max(1.0, abs(full))
+    if loop.cuts_added == 0:
+        assert weak == pytest.approx(full, rel=1e-7, abs=1e-7)
+
+
+def test_lazy_precedence_rows_on_map_reduce_chains_are_the_full_rows():
+    # the pinned map-reduce instance where the rows lift the bound by > 0.5 %: the loop adds some
+    # and ends at the full program's optimum; the separation's rows hold at the full program's point
+    inst = spc(2, n_jobs=8, tasks_per_job=(1, 4), machines=6)
+    layout = slot_layout(inst, default_delta(inst, 4))
+    full = related_ti_lp_program(layout, "pulse", strong_precedence=True)
+    loop = _lazy(layout)
+    assert loop.converged and loop.cuts_added > 0 and loop.rounds > 1
+    assert loop.result.objective == pytest.approx(_solve(full), rel=1e-7)
+    sol = solve_program(full, "highs")
+    weak = related_ti_lp_program(layout, "pulse", strong_precedence=False)
+    x = np.zeros(weak.n_cols)
+    first, count = full.var_blocks["x"]
+    x[weak.var_blocks["x"][0]:][:count] = sol.x[first:first + count]
+    assert SlotPrecedenceSeparation(weak, tol=1e-6)(x) is None
+    # and a point that starts a reduce task at its map's start violates one
+    sep = SlotPrecedenceSeparation(weak)
+    assert sep.pairs
+    t, u = sep.pairs[0]
+    bad = np.zeros(weak.n_cols)
+    ct, cu = sep.cols[t], sep.cols[u]
+    ct0 = ct[np.argmin(sep.start[ct])]
+    bad[sep.x0 + ct0] = 1.0
+    bad[sep.x0 + cu[np.argmin(sep.start[cu])]] = 1.0
+    if sep.start[cu].min() < sep.end[ct0]:
+        cuts = sep(bad)
+        assert cuts is not None and cuts.n_rows >= 1
+        assert (cuts.A @ bad > cuts.row_upper).all()

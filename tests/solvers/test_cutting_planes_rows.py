@@ -102,3 +102,36 @@ def test_pool_lp_by_hand():
     assert loop.converged and isinstance(loop.x, np.ndarray)
     assert loop.x == pytest.approx([3.0, 2.0])
     assert HighsRowPool.persistent
+
+
+def test_last_optimal_is_the_last_round_solved_to_optimality():
+    # min x, 1 <= x <= 10: round 1 is optimal at 1; the separation then adds x <= 1/2 (infeasible):
+    # the loop ends unconverged, its last result is not optimal, and last_optimal keeps round 1.
+    import scipy.sparse as sp
+
+    from schedrelax._matrix import ProgramBuilder
+    from schedrelax.models.queyranne import CutRows
+
+    m = ProgramBuilder("one variable")
+    x0 = m.var("x", 1, 0.0, 10.0)
+    m.rows("floor", sp.csr_array(([1.0], ([0], [x0])), shape=(1, 1)), 1.0, np.inf)
+    m.objective(np.array([x0]), np.array([1.0]))
+    program = m.finish()
+    none = np.zeros(0, dtype=np.int64)
+    cut = CutRows(A=sp.csr_array(([1.0], ([0], [0])), shape=(1, 1)), row_lower=np.array([-np.inf]),
+                  row_upper=np.array([0.5]), col_lower=np.zeros(0), row_group=np.array([0]), col_group=none,
+                  pair=np.array([-1]), basic_cols=none, tight_rows=none)
+    seen = []
+
+    def separation(x):
+        seen.append(float(x[0]))
+        return cut if len(seen) == 1 else None
+
+    loop = cutting_planes_rows(program, separation, keep=None, warm=False, max_rounds=5)
+    assert seen == [1.0]
+    assert not loop.converged and loop.rounds == 2
+    assert loop.result.status.value != "optimal"
+    assert loop.last_optimal is not None and loop.last_optimal.objective == pytest.approx(1.0)
+    # converged on its first round: the last result is the last optimal one
+    done = cutting_planes_rows(program, lambda x: None, keep=None, max_rounds=5)
+    assert done.converged and done.last_optimal is done.result
