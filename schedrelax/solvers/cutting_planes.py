@@ -156,9 +156,10 @@ def cutting_planes_rows(
     `program` (a :class:`schedrelax._matrix.MatrixProgram`) holds the rows never deleted;
     `initial` are cut batches (see :class:`schedrelax.solvers.highs_backend.HighsRowPool`) added
     before the first solve; ``separation(x)`` gets the solution's columns of `program` and returns
-    a batch, or None when nothing is violated (then the loop has converged). *time_limit* is the
-    whole loop's: HiGHS's clock runs on over the rounds of one instance (measured with highspy
-    1.16: a 2.5 s limit, a first round of 1.7 s, the second stopped after 1.1 s). Before each batch is
+    a batch, or None when nothing is violated (then the loop has converged). *time_limit* bounds
+    HiGHS's runs over the whole loop, not each round: its clock runs on over the rounds of one
+    instance (measured with highspy 1.16: a 2.5 s limit, a first round of 1.7 s, the second stopped
+    after 1.1 s); the separation's own time is not on that clock. Before each batch is
     added, the cuts idle for `keep` solves are deleted (``keep=None``: none ever); with `warm`
     the batch's warm start (``basic_cols``/``tight_rows``) is handed to HiGHS, else HiGHS extends
     its basis with the new rows' slacks (the Pyomo loop's behaviour). Deleted cuts may come back:
