@@ -58,7 +58,7 @@ n_jobs 5 proven on 4 of 5 seeds (before the rows, same benchmark: 2; seeds 3 and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -70,9 +70,11 @@ from schedrelax.models.cpsat_packing import (
     as_rational,
     choose_scaling,
     floor_scaled,
+    in_frame,
     order_twins_and_minimise,
     ratio_down,
     task_machine_and_start,
+    time_origin,
 )
 from schedrelax.schedules import Schedule
 
@@ -91,26 +93,30 @@ class RelatedIntData:
 
 
 def related_int_data(instance: RelatedInstance, cost_bound: float | None = None) -> RelatedIntData:
-    """The instance's numbers scaled to integers (:func:`~schedrelax.models.cpsat_packing.choose_scaling`);
-    *cost_bound* is the cost of a known schedule."""
+    """The instance's numbers scaled to integers (:func:`~schedrelax.models.cpsat_packing.choose_scaling`),
+    times from the earliest release (:func:`~schedrelax.models.cpsat_packing.time_origin`; a machine
+    ready before it is ready there); *cost_bound* is the cost of a known schedule."""
     sizes = [as_rational(v) for v in instance.task_size.tolist()]
     speeds = [as_rational(v) for v in np.asarray(instance.speeds, dtype=float).tolist()]
     durations = [(fs / fv, gs and gv) for fs, gs in sizes for fv, gv in speeds]
     rel = [as_rational(v) for v in instance.release.tolist()]
-    ready = [as_rational(v) for v in instance.ready.tolist()]
+    origin = time_origin(rel)
+    rel = [in_frame(v, origin) for v in rel]
+    ready = [in_frame(as_rational(v), origin) for v in instance.ready.tolist()]
     M = instance.n_machines
     longest = [max(durations[t * M + i][0] for i in range(M)) for t in range(instance.n_tasks)]
     horizon = max(f for f, _ in rel + ready) + sum(longest, Fraction(0))
     weights = [as_rational(v) for v in instance.weights.tolist()]
+    cost_offset = origin[0] * sum((f for f, _ in weights), Fraction(0))
     sc = choose_scaling(durations + rel + ready, weights, n_tasks=instance.n_tasks, n_jobs=instance.n_jobs,
-                        horizon=horizon, cost_bound=cost_bound)
+                        horizon=horizon, cost_bound=cost_bound, cost_offset=cost_offset)
     s = sc.time
     dur = np.array([floor_scaled(f, s) for f, _ in durations], dtype=np.int64).reshape(instance.n_tasks, M)
     release = np.array([floor_scaled(f, s) for f, _ in rel], dtype=np.int64)
     ready_int = np.array([floor_scaled(f, s) for f, _ in ready], dtype=np.int64)
     H = int(max(release.max(), ready_int.max()) + dur.max(axis=1).sum())
     w = np.array([floor_scaled(f, sc.weight) for f, _ in weights], dtype=np.int64)
-    return RelatedIntData(sc, dur, release, ready_int, w, H)
+    return RelatedIntData(replace(sc, origin=origin[0], cost_offset=cost_offset), dur, release, ready_int, w, H)
 
 
 def relaxed_related_instance(instance: RelatedInstance, data: RelatedIntData) -> RelatedInstance | None:

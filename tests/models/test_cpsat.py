@@ -57,7 +57,7 @@ def test_numbers_on_a_small_grid_are_read_as_the_fractions_they_stand_for():
     assert not on_grid and f == Fraction(math.pi)  # the float's own binary value
 
 
-def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_shortest_time():
+def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_objective():
     half, three = as_rational(0.5), as_rational(3.0)
     sc = choose_scaling([half, three, as_rational(1 / 3)], [as_rational(2.0)], n_tasks=2, n_jobs=1,
                         horizon=Fraction(4), cost_bound=10.0)
@@ -65,9 +65,11 @@ def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_shortest_time
     sc = choose_scaling([as_rational(math.pi), three], [as_rational(math.e)], n_tasks=2, n_jobs=1,
                         horizon=Fraction(7), cost_bound=30.0)
     assert not sc.time_exact and not sc.weight_exact
-    # (n_tasks + 1) / PRECISION units for the shortest time 3, 1 / PRECISION units for the weight e
-    assert sc.time == math.ceil(3 / (cpp.PRECISION * 3))
-    assert sc.weight == math.ceil(1 / (cpp.PRECISION * Fraction(math.e)))
+    # By hand: rounding times moves Σ w C by < (tasks + 1)·Σw / s = 3e / s, rounding the weight by
+    # < min(30 / e, 1 job × horizon 7) / w = 7 / w; half of PRECISION × 30 each, and no finer.
+    half_target = cpp.PRECISION * 30 / 2
+    assert 3 * math.e / sc.time <= half_target < 3 * math.e / (sc.time - 1)
+    assert 7 / sc.weight <= half_target < 7 / (sc.weight - 1)
 
 
 def test_scaling_shrinks_instead_of_overflowing_and_then_is_no_longer_exact():
@@ -201,7 +203,7 @@ def test_rounded_related_model_admits_the_highs_optimum_at_no_larger_cost(seed, 
     sc = built.data.scaling
     assert not sc.exact
     for t in range(inst.n_tasks):
-        built.model.add_hint(built.start[t], math.floor(start[t] * sc.time))
+        built.model.add_hint(built.start[t], math.floor((start[t] - sc.origin) * sc.time))
         for i in range(inst.n_machines):
             built.model.add_hint(built.presence[t][i], i == machine[t])
     solver, status = _solve(built.model, fix_hint=True)
