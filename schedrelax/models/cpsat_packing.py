@@ -14,21 +14,33 @@ Integer data
 ------------
 CP-SAT needs integers. Each number is read as the rational it stands for: a float equal to the
 nearest float to k/q for some q <= :data:`~schedrelax.models.packing_mip.MAX_DENOMINATOR` is k/q
-(0.1 is 1/10, as the time-indexed MIPs read it), any other float is its exact binary value. Times
-(processing times, releases, reservation ends), weights and demands (with capacities) each get a
-positive integer factor: the model's numbers are ``floor(factor · value)``.
+(0.1 is 1/10, as the time-indexed MIPs read it), any other float is its exact binary value.
+
+*The frame.* Time is counted from the origin o, the earliest release (:func:`time_origin`): no
+task starts before it, so a release r becomes r - o, and a reservation end or a ready time before
+o becomes 0. The model minimises Σ W_j C'_j with C'_j measured from o, i.e. Σ w_j (C_j - o) in
+model units, and o·Σ w_j (:attr:`Scaling.cost_offset`, exact) is added back to every objective and
+bound mapped out (rounded toward -inf for bounds). A shift of the instance's origin thus leaves
+the model unchanged, and a large offset no longer widens its numbers.
+
+Times (processing times, releases, reservation ends, all from o), weights and demands (with
+capacities) each get a positive integer factor: the model's numbers are ``floor(factor · value)``.
 
 *Exact* when every number of a kind is a whole multiple of 1/factor (the factor is the lcm of
-their denominators): the model then is the instance, up to the unit. With whole-unit times an
-optimal schedule exists whose starts are all whole units (shift every task as early as capacity
-allows: each start becomes a release, a reservation end or another task's end), so integer
-starts lose nothing and the model's optimum / (time factor · weight factor) is the optimum.
+their denominators): the model then is the instance, up to the unit and the origin. With
+whole-unit times an optimal schedule exists whose starts are all whole units (shift every task as
+early as capacity allows: each start becomes a release, a reservation end or another task's end),
+so integer starts lose nothing and the model's optimum / (time factor · weight factor) + o·Σ w_j
+is the optimum.
 
-*Rounded down* otherwise (factor chosen for relative resolution :data:`PRECISION`, see
-:func:`choose_scaling`): the model is a relaxation, and its optimum (and CP-SAT's best bound)
-divided by the factors is still a **lower bound** on the instance's optimum. Every feasible
-schedule of the instance, with starts S_t, maps to a feasible model schedule S'_t = floor(s·S_t)
-of no larger cost / (s·w):
+*Rounded down* otherwise (factors chosen for the precision the objective needs, see
+:func:`choose_scaling`: rounding times by < 1/s moves a semi-active schedule's Σ w_j C_j by less
+than (tasks + 1)·Σ w / s, rounding weights by < 1/w by less than Σ_j (C_j - o) / w, and together
+they are kept within :data:`PRECISION` of the known schedule's cost in the frame, inside the
+64-bit room): the model is a relaxation, and its optimum (and CP-SAT's best bound) divided by
+the factors, plus o·Σ w_j, is still a **lower bound** on the instance's optimum. Every feasible
+schedule of the instance, with starts S_t, maps to a feasible model schedule
+S'_t = floor(s·(S_t - o)) of no larger cost / (s·w) (below, every time is measured from o):
 
 * release: S_t >= r gives floor(s S_t) >= floor(s r) = R;
 * durations: floor(s S_t) + floor(s p_t) <= floor(s (S_t + p_t)), so a task that ends before
@@ -38,9 +50,10 @@ of no larger cost / (s·w):
   so the tasks the model runs at τ all run together at one real instant, where their demands fit:
   Σ floor(d·a) <= floor(d·Σ a) <= floor(d·m_i). Reservations [0, u) rounded to [0, floor(s u))
   likewise;
-* objective: W_j = floor(w·w_j) <= w·w_j and W_j, C'_j >= 0, so Σ W_j C'_j <= s·w·Σ w_j C_j.
+* objective: W_j = floor(w·w_j) <= w·w_j and W_j, C'_j >= 0, so Σ W_j C'_j <= s·w·Σ w_j (C_j - o).
 
-Hence OPT(model) <= s·w·OPT and any lower bound of the model over s·w is one of the instance.
+Hence OPT(model) <= s·w·(OPT - o·Σ w_j) and any lower bound of the model over s·w, plus o·Σ w_j,
+is one of the instance.
 A schedule for the instance is then rebuilt from the model's machines and start order (the
 rounding layer), and its own cost is what is reported.
 
@@ -48,8 +61,9 @@ Relaxation bound: a lower bound on the *instance* (an LP optimum) is not one on 
 model, whose optimum may lie below s·w·OPT. :func:`relaxed_packing_instance` is an instance whose
 optimum is at most the model's (every model solution over the factors is one of its schedules,
 with the model's cost over the factors: its times, demands and weights are the model's over the
-factors as floats rounded down, capacities rounded up); a relaxation bound of *that* instance, times
-the factors, is a valid ``lower_limit`` of the model's objective (exact model or not).
+factors as floats rounded down, capacities rounded up, its time 0 the origin o); a relaxation
+bound of *that* instance, times the factors, is a valid ``lower_limit`` of the model's objective
+(exact model or not), and plus o·Σ w_j (:meth:`Scaling.bound_out`) one of the instance.
 """
 
 from __future__ import annotations
@@ -69,11 +83,14 @@ from schedrelax.models.synchpack_lp import usable_pairs
 from schedrelax.schedules import Schedule
 
 PRECISION = 1e-7
-"""Relative resolution wanted from a rounded-down scaling: each weight to 1/PRECISION units and
-the shortest time to (tasks + 1)/PRECISION units, so that the rounded model's optimum is within
-about 2·PRECISION of the instance's (a semi-active schedule's completion gathers the round-off of
-at most every task once). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an
-optimum of the rounded model can still be proven optimal for the instance."""
+"""Relative error wanted from a rounded-down scaling: rounding times and weights may move the
+objective Σ w_j (C_j - o) of a semi-active schedule by at most PRECISION of the known schedule's
+(:func:`choose_scaling`; a completion gathers the round-off of at most every task once and its
+release). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an optimum of the
+rounded model can still be proven optimal for the instance. Until issue 31's CP-SAT fix the
+factors were sized by the least time and weight, from time 0, and shrunk to fit 64 bits: copies
+of an instance at 10^5 or 10^-5 (or shifted by 10^6) lost this precision and were "feasible"
+where the unit copy was "optimal"."""
 
 EXACT_SCALE_LIMIT = 10**9
 """Largest lcm of denominators used as an exact factor; beyond it the kind is rounded down."""
@@ -476,7 +493,9 @@ def packing_hint(instance: PackingInstance, data: PackingIntData, schedule: Sche
 
 def relaxed_packing_instance(instance: PackingInstance, data: PackingIntData) -> PackingInstance | None:
     """An instance whose optimum is at most the model's optimum over the factors (see the module
-    docstring): the model's usable pairs and numbers over the factors, reservations left out. A
+    docstring; its time 0 is the model's origin, so its objective is Σ w_j (C_j - o): add
+    ``scaling.cost_offset`` to a bound of it, :meth:`Scaling.bound_out`): the model's usable pairs
+    and numbers over the factors, reservations left out. A
     demand rounded down to 0 becomes a tiny ε (an instance's demands are positive), and every
     capacity grows by (tasks × ε), so that every set of tasks the model packs still fits. None
     when a duration or weight is 0 in the model (the instance cannot hold it)."""
