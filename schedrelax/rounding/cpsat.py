@@ -9,10 +9,11 @@ schedule of the instance's own numbers.
 2. A relaxation bound valid for the model: the time-indexed MIP's LP relaxation (else LP2, and
    LP3 when every task has one usable machine) for packing, LP-Schedule (Queyranne cuts) for related, solved by HiGHS on the model's numbers
    over its factors (:func:`~schedrelax.models.cpsat_packing.relaxed_packing_instance`,
-   :func:`~schedrelax.models.cpsat_related.relaxed_related_instance`: the instance itself, from its
-   earliest release, when the model is exact; a bound of the instance would not be one of a rounded-down model). Like the
-   model it counts time from the earliest release o (its windows capped by the start's cost less
-   o·Σ w_j); it becomes the objective's lower limit, and plus o·Σ w_j the reported ``lp_bound``.
+   :func:`~schedrelax.models.cpsat_related.relaxed_related_instance`: the instance itself, from
+   its earliest release, when the model is exact; a bound of the instance would not be one of a
+   rounded-down model). Like the model it counts time from the earliest release o (its windows
+   capped by the start's cost less o·Σ w_j); it becomes the objective's lower limit, and plus
+   o·Σ w_j the reported ``lp_bound``.
 3. The model (:mod:`~schedrelax.models.cpsat_packing` / :mod:`~schedrelax.models.cpsat_related`),
    solved by :func:`schedrelax.solvers.cpsat_backend.solve_cpsat`.
 4. The schedule is rebuilt on the instance's numbers from the solver's machine assignment and
@@ -23,8 +24,8 @@ schedule of the instance's own numbers.
    honoured. The start schedule is returned instead if it is cheaper. Either is verified.
 
 ``lower_bound`` is CP-SAT's best bound over the scaling factors plus o·Σ w_j (a valid lower bound
-in both cases, rounded down); the result is ``optimal`` only when the returned schedule's own cost meets it
-(:func:`schedrelax.rounding.exact.meets_bound`).
+in both cases, rounded down); the result is ``optimal`` only when the returned schedule's own cost
+meets it (:func:`schedrelax.rounding.exact.meets_bound`).
 """
 
 from __future__ import annotations
