@@ -14,21 +14,33 @@ Integer data
 ------------
 CP-SAT needs integers. Each number is read as the rational it stands for: a float equal to the
 nearest float to k/q for some q <= :data:`~schedrelax.models.packing_mip.MAX_DENOMINATOR` is k/q
-(0.1 is 1/10, as the time-indexed MIPs read it), any other float is its exact binary value. Times
-(processing times, releases, reservation ends), weights and demands (with capacities) each get a
-positive integer factor: the model's numbers are ``floor(factor · value)``.
+(0.1 is 1/10, as the time-indexed MIPs read it), any other float is its exact binary value.
+
+*The frame.* Time is counted from the origin o, the earliest release (:func:`time_origin`): no
+task starts before it, so a release r becomes r - o, and a reservation end or a ready time before
+o becomes 0. The model minimises Σ W_j C'_j with C'_j measured from o, i.e. Σ w_j (C_j - o) in
+model units, and o·Σ w_j (:attr:`Scaling.cost_offset`, exact) is added back to every objective and
+bound mapped out (rounded toward -inf for bounds). A shift of the instance's origin thus leaves
+the model unchanged, and a large offset no longer widens its numbers.
+
+Times (processing times, releases, reservation ends, all from o), weights and demands (with
+capacities) each get a positive integer factor: the model's numbers are ``floor(factor · value)``.
 
 *Exact* when every number of a kind is a whole multiple of 1/factor (the factor is the lcm of
-their denominators): the model then is the instance, up to the unit. With whole-unit times an
-optimal schedule exists whose starts are all whole units (shift every task as early as capacity
-allows: each start becomes a release, a reservation end or another task's end), so integer
-starts lose nothing and the model's optimum / (time factor · weight factor) is the optimum.
+their denominators): the model then is the instance, up to the unit and the origin. With
+whole-unit times an optimal schedule exists whose starts are all whole units (shift every task as
+early as capacity allows: each start becomes a release, a reservation end or another task's end),
+so integer starts lose nothing and the model's optimum / (time factor · weight factor) + o·Σ w_j
+is the optimum.
 
-*Rounded down* otherwise (factor chosen for relative resolution :data:`PRECISION`, see
-:func:`choose_scaling`): the model is a relaxation, and its optimum (and CP-SAT's best bound)
-divided by the factors is still a **lower bound** on the instance's optimum. Every feasible
-schedule of the instance, with starts S_t, maps to a feasible model schedule S'_t = floor(s·S_t)
-of no larger cost / (s·w):
+*Rounded down* otherwise (factors chosen for the precision the objective needs, see
+:func:`choose_scaling`: rounding times by < 1/s moves a semi-active schedule's Σ w_j C_j by less
+than (tasks + 1)·Σ w / s, rounding weights by < 1/w by less than Σ_j (C_j - o) / w, and together
+they are kept within :data:`PRECISION` of the known schedule's cost in the frame, inside the
+64-bit room): the model is a relaxation, and its optimum (and CP-SAT's best bound) divided by
+the factors, plus o·Σ w_j, is still a **lower bound** on the instance's optimum. Every feasible
+schedule of the instance, with starts S_t, maps to a feasible model schedule
+S'_t = floor(s·(S_t - o)) of no larger cost / (s·w) (below, every time is measured from o):
 
 * release: S_t >= r gives floor(s S_t) >= floor(s r) = R;
 * durations: floor(s S_t) + floor(s p_t) <= floor(s (S_t + p_t)), so a task that ends before
@@ -38,9 +50,10 @@ of no larger cost / (s·w):
   so the tasks the model runs at τ all run together at one real instant, where their demands fit:
   Σ floor(d·a) <= floor(d·Σ a) <= floor(d·m_i). Reservations [0, u) rounded to [0, floor(s u))
   likewise;
-* objective: W_j = floor(w·w_j) <= w·w_j and W_j, C'_j >= 0, so Σ W_j C'_j <= s·w·Σ w_j C_j.
+* objective: W_j = floor(w·w_j) <= w·w_j and W_j, C'_j >= 0, so Σ W_j C'_j <= s·w·Σ w_j (C_j - o).
 
-Hence OPT(model) <= s·w·OPT and any lower bound of the model over s·w is one of the instance.
+Hence OPT(model) <= s·w·(OPT - o·Σ w_j) and any lower bound of the model over s·w, plus o·Σ w_j,
+is one of the instance.
 A schedule for the instance is then rebuilt from the model's machines and start order (the
 rounding layer), and its own cost is what is reported.
 
@@ -48,8 +61,9 @@ Relaxation bound: a lower bound on the *instance* (an LP optimum) is not one on 
 model, whose optimum may lie below s·w·OPT. :func:`relaxed_packing_instance` is an instance whose
 optimum is at most the model's (every model solution over the factors is one of its schedules,
 with the model's cost over the factors: its times, demands and weights are the model's over the
-factors as floats rounded down, capacities rounded up); a relaxation bound of *that* instance, times
-the factors, is a valid ``lower_limit`` of the model's objective (exact model or not).
+factors as floats rounded down, capacities rounded up, its time 0 the origin o); a relaxation
+bound of *that* instance, times the factors, is a valid ``lower_limit`` of the model's objective
+(exact model or not), and plus o·Σ w_j (:meth:`Scaling.bound_out`) one of the instance.
 """
 
 from __future__ import annotations
@@ -69,11 +83,14 @@ from schedrelax.models.synchpack_lp import usable_pairs
 from schedrelax.schedules import Schedule
 
 PRECISION = 1e-7
-"""Relative resolution wanted from a rounded-down scaling: each weight to 1/PRECISION units and
-the shortest time to (tasks + 1)/PRECISION units, so that the rounded model's optimum is within
-about 2·PRECISION of the instance's (a semi-active schedule's completion gathers the round-off of
-at most every task once). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an
-optimum of the rounded model can still be proven optimal for the instance."""
+"""Relative error wanted from a rounded-down scaling: rounding times and weights may move the
+objective Σ w_j (C_j - o) of a semi-active schedule by at most PRECISION of the known schedule's
+(:func:`choose_scaling`; a completion gathers the round-off of at most every task once and its
+release). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an optimum of the
+rounded model can still be proven optimal for the instance. Until issue 31's CP-SAT fix the
+factors were sized by the least time and weight, from time 0, and shrunk to fit 64 bits: copies
+of an instance at 10^5 or 10^-5 (or shifted by 10^6) lost this precision and were "feasible"
+where the unit copy was "optimal"."""
 
 EXACT_SCALE_LIMIT = 10**9
 """Largest lcm of denominators used as an exact factor; beyond it the kind is rounded down."""
@@ -115,7 +132,13 @@ def _exact_factor(values: list[tuple[Fraction, bool]]) -> int | None:
 class Scaling:
     """Model units per instance unit: ``time`` (times), ``weight`` (weights), ``demand``
     (demands and capacities; 1 for the related family), and whether each kind is exact (every
-    value a whole number of units) or rounded down (a relaxation; see the module docstring)."""
+    value a whole number of units) or rounded down (a relaxation; see the module docstring).
+
+    ``origin`` is the instance time of the model's time 0 (the earliest release, as read by
+    :func:`as_rational`) and ``cost_offset`` is origin · Σ w_j (exact): the model's objective
+    Σ W_j C'_j is Σ w_j (C_j - origin) in model units, and ``cost_offset`` is added back when a
+    model objective or bound is mapped out (:meth:`to_instance`, :meth:`objective_out`,
+    :meth:`bound_out`)."""
 
     time: int
     weight: int
@@ -123,6 +146,8 @@ class Scaling:
     time_exact: bool = True
     weight_exact: bool = True
     demand_exact: bool = True
+    origin: Fraction = Fraction(0)
+    cost_offset: Fraction = Fraction(0)
 
     @property
     def exact(self) -> bool:
@@ -135,56 +160,143 @@ class Scaling:
         return self.time * self.weight
 
     def to_instance(self, model_bound: float) -> float:
-        """A lower bound on the model's (integer) objective as one in the instance's units,
-        rounded toward -inf: ceil(bound) is a bound too, taken after 1e-6 of float slack."""
-        exact = Fraction(math.ceil(model_bound - 1e-6)) / self.objective_factor
-        out = float(exact)
-        return math.nextafter(out, -math.inf) if Fraction(out) > exact else out
+        """A lower bound on the model's (integer) objective as one in the instance's units (plus
+        ``cost_offset``), rounded toward -inf: ceil(bound) is a bound too, taken after 1e-6 of float
+        slack."""
+        return _float_down(Fraction(math.ceil(model_bound - 1e-6)) / self.objective_factor + self.cost_offset)
+
+    def objective_out(self, model_objective: float) -> float:
+        """A model objective in the instance's units (nearest float)."""
+        return float(Fraction(model_objective) / self.objective_factor + self.cost_offset)
+
+    def bound_out(self, frame_bound: float | None) -> float | None:
+        """A lower bound on Σ w_j (C_j - origin) (e.g. a relaxation's optimum on
+        :func:`relaxed_packing_instance`, whose time 0 is the origin) as a lower bound on the
+        instance's Σ w_j C_j: plus ``cost_offset``, rounded toward -inf. None stays None."""
+        if frame_bound is None or not math.isfinite(frame_bound):
+            return None
+        return _float_down(Fraction(frame_bound) + self.cost_offset)
 
     def as_dict(self) -> dict[str, Any]:
         """The factors and flags, for a Result's ``info``."""
         return {"time": self.time, "weight": self.weight, "demand": self.demand, "time_exact": self.time_exact,
-                "weight_exact": self.weight_exact, "demand_exact": self.demand_exact}
+                "weight_exact": self.weight_exact, "demand_exact": self.demand_exact,
+                "origin": float(self.origin), "cost_offset": float(self.cost_offset)}
+
+
+def _float_down(x: Fraction) -> float:
+    """The largest float <= *x*."""
+    out = float(x)
+    return math.nextafter(out, -math.inf) if Fraction(out) > x else out
+
+
+def _float_up(x: Fraction) -> float:
+    """The smallest float >= *x*."""
+    out = float(x)
+    return math.nextafter(out, math.inf) if Fraction(out) < x else out
+
+
+def time_origin(releases: list[tuple[Fraction, bool]]) -> tuple[Fraction, bool]:
+    """The model's time 0: the earliest of the *releases* (from :func:`as_rational`). No task
+    starts before it, so times before it (ready times, reservation ends) count from it."""
+    return min(releases, key=lambda fg: fg[0]) if releases else (Fraction(0), True)
+
+
+def in_frame(value: tuple[Fraction, bool], origin: tuple[Fraction, bool]) -> tuple[Fraction, bool]:
+    """A time (from :func:`as_rational`) measured from *origin*, at least 0; on the grid when both
+    are (0 always is)."""
+    d = value[0] - origin[0]
+    if d <= 0:
+        return Fraction(0), True
+    return d, value[1] and origin[1]
+
+
+def frame_cost(cost: float, cost_offset: Fraction, n_jobs: int) -> float:
+    """An upper bound on Σ w_j (C_j - origin) of a schedule whose evaluated cost (a float sum
+    Σ w_j C_j) is *cost*: cost - *cost_offset* plus room for the float sum's round-off
+    ((n_jobs + 2) · 2^-50 of |cost|), rounded up, at least 0."""
+    exact = Fraction(cost) - cost_offset + Fraction(abs(cost)) * (n_jobs + 2) / 2**50
+    return max(0.0, _float_up(exact))
 
 
 def choose_scaling(times: list[tuple[Fraction, bool]], weights: list[tuple[Fraction, bool]], *, n_tasks: int,
-                   n_jobs: int, horizon: Fraction, cost_bound: float | None) -> Scaling:
-    """Time and weight factors for the values *times* and *weights* (from :func:`as_rational`).
+                   n_jobs: int, horizon: Fraction, cost_bound: float | None,
+                   cost_offset: Fraction = Fraction(0)) -> Scaling:
+    """Time and weight factors for the values *times* (already measured from the model's origin)
+    and *weights* (from :func:`as_rational`).
 
-    Exact where the values allow (lcm of denominators <= EXACT_SCALE_LIMIT), else rounded down at
-    :data:`PRECISION`. Then both are shrunk if the model's numbers could overflow: the objective
-    over every job is at most n_jobs × (factors × *cost_bound*) (the cost of a known schedule,
-    which caps the objective), and a time is at most the factor × *horizon*. A kind shrunk below
-    its exact factor becomes rounded down. AlgorithmError if even factor 1 overflows.
+    *horizon* is the latest time any schedule considered needs, from the origin; *cost_bound* the
+    cost Σ w_j C_j of a known schedule and *cost_offset* origin · Σ w_j, so that K = cost_bound -
+    cost_offset (:func:`frame_cost`) is that schedule's cost in the model's frame (None: Σ w ×
+    horizon). Candidates, each fitting the 64-bit room (a time is at most the factor × horizon,
+    (tasks + 1) of them in a row; the objective over every job at most n_jobs × factors × K):
+
+    * the exact factors (lcm of the denominators, <= :data:`EXACT_SCALE_LIMIT`);
+    * factors chosen from the precision the *objective* needs: rounding every time down by < 1/s
+      moves a semi-active schedule's completions by < (tasks + 1)/s, so Σ w_j C_j by < A/s with
+      A = (tasks + 1) Σ w; rounding weights down by < 1/w moves it by < B/w with
+      B = min(K / least positive weight, positive-weight jobs × horizon). Wanted:
+      A/s + B/w <= :data:`PRECISION` · K (half each when both kinds are rounded; the whole of it
+      when the other kind is exact);
+    * when the wanted factors do not fit: one kind exact and the other the room left, and the
+      split s = sqrt(room · A / B) that minimises A/s + B/w under s·w <= room.
+
+    Kept: among the candidates whose error A/s + B/w (a kind whose factor is a multiple of its
+    exact factor adds none: it is exact) is within the target, the one with more exact kinds, then
+    the smaller product; if none is, the one of least error. AlgorithmError if even factor 1
+    overflows.
     """
     ft, fw = _exact_factor(times), _exact_factor(weights)
-    positive_t = [f for f, _ in times if f > 0]
     positive_w = [f for f, _ in weights if f > 0]
-    want_t = math.ceil((n_tasks + 1) / (PRECISION * min(positive_t))) if positive_t else 1
-    want_w = math.ceil(1 / (PRECISION * min(positive_w))) if positive_w else 1
-    st, te = (ft, True) if ft is not None else (want_t, False)
-    sw, we = (fw, True) if fw is not None else (want_w, False)
-    total_w = float(sum(f for f, _ in weights))
-    cost = float(cost_bound) if cost_bound is not None else total_w * float(horizon)
-    time_room = INT_LIMIT / (4 * (n_tasks + 1) * max(float(horizon), 1e-300))
-    product_room = INT_LIMIT / (4 * max(n_jobs, 1) * (max(cost, 0.0) + 1.0))
+    total_w = float(sum(positive_w, Fraction(0)))
+    H = float(horizon)
+    K = frame_cost(cost_bound, cost_offset, n_jobs) if cost_bound is not None else total_w * H
+    A = (n_tasks + 1) * total_w
+    B = min(K / float(min(positive_w)), len(positive_w) * H) if positive_w else 0.0
+    target = PRECISION * K
+    time_room = INT_LIMIT / (4 * (n_tasks + 1) * max(H, 1e-300))
+    product_room = INT_LIMIT / (4 * max(n_jobs, 1) * K) if K > 0 else math.inf
 
-    def fits(a: int, b: int) -> bool:
-        return a <= time_room and a * b <= product_room
+    def want(term: float, share: float) -> int:
+        if term <= 0 or not target > 0:
+            return 1
+        return max(1, math.ceil(min(term / (share * target), 1e300)))
 
-    if not fits(st, sw):
-        shrink = max(math.sqrt(st * sw / product_room), st / time_room, 1.0)
-        new_t = max(1, math.floor(st / shrink))
-        new_w = max(1, math.floor(sw / shrink))
-        if new_t * new_w < st * sw and not fits(new_t, new_w):
-            new_w = max(1, math.floor(product_room / new_t))
-        te, we = te and new_t == st, we and new_w == sw
-        st, sw = new_t, new_w
-        if not fits(st, sw):
-            raise AlgorithmError(
-                f"cpsat: the instance's numbers are too large for CP-SAT's 64-bit integers even unscaled "
-                f"(horizon {float(horizon):g}, objective bound {cost:g}, {n_jobs} jobs)")
-    return Scaling(time=int(st), weight=int(sw), time_exact=te, weight_exact=we)
+    def cap(x: float) -> int:
+        return max(1, math.floor(min(x, 1e300)))
+
+    cands: list[tuple[int, int]] = [(want(A, 0.5), want(B, 0.5)), (1, 1)]
+    if ft is not None and fw is not None:
+        cands.append((ft, fw))
+    if ft is not None:
+        cands.append((ft, min(want(B, 1.0), cap(product_room / ft))))
+    if fw is not None:
+        cands.append((min(want(A, 1.0), cap(time_room), cap(product_room / fw)), fw))
+    if A > 0 and B > 0 and math.isfinite(product_room):
+        s = min(cap(math.sqrt(product_room * A / B)), cap(time_room))
+        cands.append((s, cap(product_room / s)))
+
+    def exactness(s: int, w: int) -> tuple[bool, bool]:
+        return ft is not None and s % ft == 0, fw is not None and w % fw == 0
+
+    def error(s: int, w: int) -> float:
+        te, we = exactness(s, w)
+        return (0.0 if te else A / s) + (0.0 if we else B / w)
+
+    fitting = [(s, w) for s, w in cands if s <= time_room and s * w <= product_room]
+    if not fitting:
+        cost = K if cost_bound is None else float(cost_bound)
+        raise AlgorithmError(
+            f"cpsat: the instance's numbers are too large for CP-SAT's 64-bit integers even unscaled "
+            f"(horizon {H:g}, objective bound {cost:g}, {n_jobs} jobs)")
+    def rank(sw: tuple[int, int]) -> tuple:
+        e = error(*sw)
+        # within the target: more exact kinds, then smaller numbers; past it: the least error
+        return (e > target, e if e > target else 0.0, -sum(exactness(*sw)), sw[0] * sw[1])
+
+    s, w = min(fitting, key=rank)
+    te, we = exactness(s, w)
+    return Scaling(time=int(s), weight=int(w), time_exact=te, weight_exact=we)
 
 
 def job_order_by_start(start: np.ndarray, tiebreak: np.ndarray) -> np.ndarray:
@@ -223,18 +335,23 @@ def _packing_times(instance: PackingInstance, pairs: np.ndarray):
 
 
 def packing_int_data(instance: PackingInstance, cost_bound: float | None = None) -> PackingIntData:
-    """The instance's numbers scaled to integers (:func:`choose_scaling`); *cost_bound* is the
-    cost of a known schedule (it caps the objective and so decides how fine the scale may be)."""
+    """The instance's numbers scaled to integers (:func:`choose_scaling`), times from the earliest
+    release (:func:`time_origin`; a reservation ends there at the earliest); *cost_bound* is the
+    cost of a known schedule (it decides how fine the scale must be and may be)."""
     pairs = usable_pairs(instance)
     times, rel, until = _packing_times(instance, pairs)
+    origin = time_origin(rel)
+    rel = [in_frame(v, origin) for v in rel]
+    until = [in_frame(v, origin) for v in until]
     pt = instance.place_task[pairs]
     longest = np.zeros(instance.n_tasks)
     np.maximum.at(longest, pt, instance.place_time[pairs])
     start = max([f for f, _ in rel] + [f for f, _ in until])
     horizon = start + sum(as_rational(v)[0] for v in longest.tolist())
     weights = [as_rational(v) for v in instance.weights.tolist()]
+    cost_offset = origin[0] * sum((f for f, _ in weights), Fraction(0))
     sc = choose_scaling(times + rel + until, weights, n_tasks=instance.n_tasks, n_jobs=instance.n_jobs,
-                        horizon=horizon, cost_bound=cost_bound)
+                        horizon=horizon, cost_bound=cost_bound, cost_offset=cost_offset)
     s = sc.time
     ptime = np.array([floor_scaled(f, s) for f, _ in times], dtype=np.int64)
     release = np.array([floor_scaled(f, s) for f, _ in rel], dtype=np.int64)
@@ -256,7 +373,7 @@ def packing_int_data(instance: PackingInstance, cost_bound: float | None = None)
     n_d, n_c = instance.n_tasks, instance.n_machines
     scaled = np.array([floor_scaled(f, sd) for f, _ in amounts], dtype=np.int64)
     w = np.array([floor_scaled(f, sc.weight) for f, _ in weights], dtype=np.int64)
-    scaling = Scaling(sc.time, sc.weight, sd, sc.time_exact, sc.weight_exact, de)
+    scaling = Scaling(sc.time, sc.weight, sd, sc.time_exact, sc.weight_exact, de, origin[0], cost_offset)
     return PackingIntData(scaling, pt, instance.place_machine[pairs], ptime, release[instance.task_job],
                           scaled[:n_d], scaled[n_d:n_d + n_c], np.asarray(instance.reserve_machine, dtype=np.int64),
                           scaled[n_d + n_c:], r_until, w, H)
@@ -376,7 +493,9 @@ def packing_hint(instance: PackingInstance, data: PackingIntData, schedule: Sche
 
 def relaxed_packing_instance(instance: PackingInstance, data: PackingIntData) -> PackingInstance | None:
     """An instance whose optimum is at most the model's optimum over the factors (see the module
-    docstring): the model's usable pairs and numbers over the factors, reservations left out. A
+    docstring; its time 0 is the model's origin, so its objective is Σ w_j (C_j - o): add
+    ``scaling.cost_offset`` to a bound of it, :meth:`Scaling.bound_out`): the model's usable pairs
+    and numbers over the factors, reservations left out. A
     demand rounded down to 0 becomes a tiny ε (an instance's demands are positive), and every
     capacity grows by (tasks × ε), so that every set of tasks the model packs still fits. None
     when a duration or weight is 0 in the model (the instance cannot hold it)."""

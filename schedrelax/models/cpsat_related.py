@@ -9,19 +9,24 @@ present); exactly one presence per task; ``NoOverlap`` per machine; C_j = max of
 every task of j2 starts at or after C_j1 for each edge (j1, j2); minimise Σ W_j C_j. Two tasks of
 one job with the same size are interchangeable, so their starts are ordered by index.
 
-Integer data: durations P_ti = floor(s · p_t / v_i) (p_t / v_i the exact rational of the two
-numbers), releases and ready times floor(s · r), weights floor(w · w_j). Exact when every such
-number is a whole number of units; otherwise rounded down, and the model's optimum and bound
-divided by s·w are still lower bounds on the instance's optimum: a feasible schedule S maps to
-S'_t = floor(s S_t), which keeps releases, ready times, machine order and precedence
-(floor(s S_t) + floor(s p) <= floor(s (S_t + p)) <= floor(s S_u) when t ends before u starts) and
-has C'_j <= s C_j, so Σ W_j C'_j <= s·w·Σ w_j C_j (the argument of
+Integer data: time counts from the origin o, the earliest release (a machine ready before it is
+ready at o); durations P_ti = floor(s · p_t / v_i) (p_t / v_i the exact rational of the two
+numbers), releases and ready times floor(s · (r - o)), weights floor(w · w_j); the objective is
+Σ w_j (C_j - o) in model units, and o·Σ w_j is added back to what is mapped out. The factors are
+those of :func:`~schedrelax.models.cpsat_packing.choose_scaling` (exact where the data allow,
+else sized by the precision the objective needs). Exact when every such number is a whole number
+of units; otherwise rounded down, and the model's optimum and bound divided by s·w, plus o·Σ w_j,
+are still lower bounds on the instance's optimum: a feasible schedule S maps to
+S'_t = floor(s (S_t - o)), which keeps releases, ready times, machine order and precedence
+(floor(s S_t) + floor(s p) <= floor(s (S_t + p)) <= floor(s S_u) when t ends before u starts,
+times from o) and has C'_j <= s (C_j - o), so Σ W_j C'_j <= s·w·Σ w_j (C_j - o) (the argument of
 :mod:`~schedrelax.models.cpsat_packing` without the capacity step). With whole-unit data an
 optimal schedule has whole-unit starts (every start of a semi-active schedule is a release, a
 ready time or another task's end), so the exact model loses nothing.
 
 The horizon: the latest release or ready time plus every task once at its longest duration bounds
-a semi-active optimal schedule (the chain argument of :mod:`schedrelax.models.related_mip`).
+a semi-active optimal schedule (the chain argument of :mod:`schedrelax.models.related_mip`), all
+from o.
 
 Completion thresholds (redundant rows for the bound, :func:`completion_threshold_rows`)
 ------------------------------------------------------------------------------------------
@@ -58,7 +63,7 @@ n_jobs 5 proven on 4 of 5 seeds (before the rows, same benchmark: 2; seeds 3 and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from typing import Any
 
@@ -70,9 +75,11 @@ from schedrelax.models.cpsat_packing import (
     as_rational,
     choose_scaling,
     floor_scaled,
+    in_frame,
     order_twins_and_minimise,
     ratio_down,
     task_machine_and_start,
+    time_origin,
 )
 from schedrelax.schedules import Schedule
 
@@ -91,30 +98,36 @@ class RelatedIntData:
 
 
 def related_int_data(instance: RelatedInstance, cost_bound: float | None = None) -> RelatedIntData:
-    """The instance's numbers scaled to integers (:func:`~schedrelax.models.cpsat_packing.choose_scaling`);
-    *cost_bound* is the cost of a known schedule."""
+    """The instance's numbers scaled to integers (:func:`~schedrelax.models.cpsat_packing.choose_scaling`),
+    times from the earliest release (:func:`~schedrelax.models.cpsat_packing.time_origin`; a machine
+    ready before it is ready there); *cost_bound* is the cost of a known schedule."""
     sizes = [as_rational(v) for v in instance.task_size.tolist()]
     speeds = [as_rational(v) for v in np.asarray(instance.speeds, dtype=float).tolist()]
     durations = [(fs / fv, gs and gv) for fs, gs in sizes for fv, gv in speeds]
     rel = [as_rational(v) for v in instance.release.tolist()]
-    ready = [as_rational(v) for v in instance.ready.tolist()]
+    origin = time_origin(rel)
+    rel = [in_frame(v, origin) for v in rel]
+    ready = [in_frame(as_rational(v), origin) for v in instance.ready.tolist()]
     M = instance.n_machines
     longest = [max(durations[t * M + i][0] for i in range(M)) for t in range(instance.n_tasks)]
     horizon = max(f for f, _ in rel + ready) + sum(longest, Fraction(0))
     weights = [as_rational(v) for v in instance.weights.tolist()]
+    cost_offset = origin[0] * sum((f for f, _ in weights), Fraction(0))
     sc = choose_scaling(durations + rel + ready, weights, n_tasks=instance.n_tasks, n_jobs=instance.n_jobs,
-                        horizon=horizon, cost_bound=cost_bound)
+                        horizon=horizon, cost_bound=cost_bound, cost_offset=cost_offset)
     s = sc.time
     dur = np.array([floor_scaled(f, s) for f, _ in durations], dtype=np.int64).reshape(instance.n_tasks, M)
     release = np.array([floor_scaled(f, s) for f, _ in rel], dtype=np.int64)
     ready_int = np.array([floor_scaled(f, s) for f, _ in ready], dtype=np.int64)
     H = int(max(release.max(), ready_int.max()) + dur.max(axis=1).sum())
     w = np.array([floor_scaled(f, sc.weight) for f, _ in weights], dtype=np.int64)
-    return RelatedIntData(sc, dur, release, ready_int, w, H)
+    return RelatedIntData(replace(sc, origin=origin[0], cost_offset=cost_offset), dur, release, ready_int, w, H)
 
 
 def relaxed_related_instance(instance: RelatedInstance, data: RelatedIntData) -> RelatedInstance | None:
-    """An instance whose optimum is at most the model's over the factors: same speeds and DAG,
+    """An instance whose optimum is at most the model's over the factors (its time 0 the model's
+    origin, so its objective is Σ w_j (C_j - o): add ``scaling.cost_offset`` to a bound of it,
+    :meth:`~schedrelax.models.cpsat_packing.Scaling.bound_out`): same speeds and DAG,
     task sizes min_i P_ti v_i / s (so no duration exceeds the model's), releases, ready times and
     weights the model's over the factors, as floats rounded down (sizes shaded by 1e-12 more, for
     the float product and quotient p / v the LP takes). None when some model duration is 0."""

@@ -9,9 +9,11 @@ schedule of the instance's own numbers.
 2. A relaxation bound valid for the model: the time-indexed MIP's LP relaxation (else LP2, and
    LP3 when every task has one usable machine) for packing, LP-Schedule (Queyranne cuts) for related, solved by HiGHS on the model's numbers
    over its factors (:func:`~schedrelax.models.cpsat_packing.relaxed_packing_instance`,
-   :func:`~schedrelax.models.cpsat_related.relaxed_related_instance`: the instance itself when the
-   model is exact; a bound of the instance would not be one of a rounded-down model). It becomes
-   the objective's lower limit.
+   :func:`~schedrelax.models.cpsat_related.relaxed_related_instance`: the instance itself, from
+   its earliest release, when the model is exact; a bound of the instance would not be one of a
+   rounded-down model). Like the model it counts time from the earliest release o (its windows
+   capped by the start's cost less o·Σ w_j); it becomes the objective's lower limit, and plus
+   o·Σ w_j the reported ``lp_bound``.
 3. The model (:mod:`~schedrelax.models.cpsat_packing` / :mod:`~schedrelax.models.cpsat_related`),
    solved by :func:`schedrelax.solvers.cpsat_backend.solve_cpsat`.
 4. The schedule is rebuilt on the instance's numbers from the solver's machine assignment and
@@ -21,9 +23,9 @@ schedule of the instance's own numbers.
    ends later than in the solver's solution; with a rounded-down one the real (longer) times are
    honoured. The start schedule is returned instead if it is cheaper. Either is verified.
 
-``lower_bound`` is CP-SAT's best bound over the scaling factors (a valid lower bound in both
-cases); the result is ``optimal`` only when the returned schedule's own cost meets it
-(:func:`schedrelax.rounding.exact.meets_bound`).
+``lower_bound`` is CP-SAT's best bound over the scaling factors plus o·Σ w_j (a valid lower bound
+in both cases, rounded down); the result is ``optimal`` only when the returned schedule's own cost
+meets it (:func:`schedrelax.rounding.exact.meets_bound`).
 """
 
 from __future__ import annotations
@@ -300,7 +302,7 @@ def _outcome(instance, schedule: Schedule, start: tuple, built, run, timings: di
     if start_cost < cost:
         schedule, cost, source = start_schedule, start_cost, f"start ({start_name})"
     bound = scaling.to_instance(res.best_bound) if res.best_bound is not None else None
-    mip_objective = res.objective / scaling.objective_factor if res.objective is not None else float("nan")
+    mip_objective = scaling.objective_out(res.objective) if res.objective is not None else float("nan")
     kind = "CP-SAT best bound" + ("" if scaling.exact else " of the rounded-down model (scaled back)")
     if built.lower_limit is not None and res.best_bound is not None and res.best_bound <= built.lower_limit:
         kind += f", from {extra.get('lp_bound_kind') or 'the relaxation'}"
@@ -330,6 +332,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     <schedrelax.bracket.bracket>` passes the best schedule it found)."""
     from schedrelax.models.cpsat_packing import (
         build_cpsat_packing,
+        frame_cost,
         job_order_by_start,
         model_lower_limit,
         packing_int_data,
@@ -350,10 +353,13 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     with_lp = instance.n_tasks >= LP_MIN_TASKS["packing"] if use_lp is None else bool(use_lp)
     relaxed = relaxed_packing_instance(instance, data) if with_lp else None
     if relaxed is not None:
-        lp_bound, lp_kind = _packing_lp_bound(relaxed, start[2], budget.left(LP_SHARE))
+        # the relaxed instance counts time from the model's origin: so do its bound and its cap
+        lp_bound, lp_kind = _packing_lp_bound(relaxed, frame_cost(start[2], data.scaling.cost_offset, instance.n_jobs),
+                                              budget.left(LP_SHARE))
     t2 = time.perf_counter()
     built = build_cpsat_packing(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling))
+    lp_bound = data.scaling.bound_out(lp_bound)
     t3 = time.perf_counter()
     run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
                       interleave=INTERLEAVE_ONE_WORKER and workers == 1 and with_lp)
@@ -401,7 +407,7 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     and S-PC's start), None decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out
     the completion-threshold rows (for measuring what they bring); *start*, a verified Result,
     replaces the start schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
-    from schedrelax.models.cpsat_packing import model_lower_limit
+    from schedrelax.models.cpsat_packing import frame_cost, model_lower_limit
     from schedrelax.models.cpsat_related import (
         build_cpsat_related,
         related_int_data,
@@ -430,16 +436,19 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     data = related_int_data(instance, start[2])
     relaxed = relaxed_related_instance(instance, data) if use_lp else None
     if relaxed is not None:
+        # the relaxed instance counts time from the model's origin: so do its bounds and the cap
         lp_bound = solve_lp_schedule(relaxed, "highs", time_limit=budget.left(LP_SHARE)).lower_bound
         lp_kind = None if lp_bound is None else "LP-Schedule optimum (paper 004 §III)"
         if instance.n_tasks >= RELATED_TI_MIN_TASKS:
             # on the relaxed instance too: its bound is then also one of the rounded model's
-            ti_bound, ti_kind = _related_ti_bound(relaxed, start[2], budget.left(RELATED_TI_SHARE))
+            ti_bound, ti_kind = _related_ti_bound(relaxed, frame_cost(start[2], data.scaling.cost_offset, instance.n_jobs),
+                                                  budget.left(RELATED_TI_SHARE))
             if ti_bound is not None and (lp_bound is None or ti_bound > lp_bound):
                 lp_bound, lp_kind = ti_bound, ti_kind
     t2 = time.perf_counter()
     built = build_cpsat_related(instance, data=data, start_schedule=start[1], cost_bound=start[2],
                                 lower_limit=model_lower_limit(lp_bound, data.scaling), thresholds=thresholds)
+    lp_bound = data.scaling.bound_out(lp_bound)
     t3 = time.perf_counter()
     run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
                       linearization_level=RELATED_LINEARIZATION)

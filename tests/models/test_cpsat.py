@@ -57,7 +57,7 @@ def test_numbers_on_a_small_grid_are_read_as_the_fractions_they_stand_for():
     assert not on_grid and f == Fraction(math.pi)  # the float's own binary value
 
 
-def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_shortest_time():
+def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_objective():
     half, three = as_rational(0.5), as_rational(3.0)
     sc = choose_scaling([half, three, as_rational(1 / 3)], [as_rational(2.0)], n_tasks=2, n_jobs=1,
                         horizon=Fraction(4), cost_bound=10.0)
@@ -65,9 +65,11 @@ def test_exact_scaling_is_the_lcm_and_rounded_scaling_resolves_the_shortest_time
     sc = choose_scaling([as_rational(math.pi), three], [as_rational(math.e)], n_tasks=2, n_jobs=1,
                         horizon=Fraction(7), cost_bound=30.0)
     assert not sc.time_exact and not sc.weight_exact
-    # (n_tasks + 1) / PRECISION units for the shortest time 3, 1 / PRECISION units for the weight e
-    assert sc.time == math.ceil(3 / (cpp.PRECISION * 3))
-    assert sc.weight == math.ceil(1 / (cpp.PRECISION * Fraction(math.e)))
+    # By hand: rounding times moves Σ w C by < (tasks + 1)·Σw / s = 3e / s, rounding the weight by
+    # < min(30 / e, 1 job × horizon 7) / w = 7 / w; half of PRECISION × 30 each, and no finer.
+    half_target = cpp.PRECISION * 30 / 2
+    assert 3 * math.e / sc.time <= half_target < 3 * math.e / (sc.time - 1)
+    assert 7 / sc.weight <= half_target < 7 / (sc.weight - 1)
 
 
 def test_scaling_shrinks_instead_of_overflowing_and_then_is_no_longer_exact():
@@ -201,7 +203,7 @@ def test_rounded_related_model_admits_the_highs_optimum_at_no_larger_cost(seed, 
     sc = built.data.scaling
     assert not sc.exact
     for t in range(inst.n_tasks):
-        built.model.add_hint(built.start[t], math.floor(start[t] * sc.time))
+        built.model.add_hint(built.start[t], math.floor((start[t] - sc.origin) * sc.time))
         for i in range(inst.n_machines):
             built.model.add_hint(built.presence[t][i], i == machine[t])
     solver, status = _solve(built.model, fix_hint=True)
@@ -253,3 +255,78 @@ def test_rounded_packing_model_admits_the_highs_optimum_at_no_larger_cost(seed, 
     assert relaxed is not None
     lp1 = run("synchpack1", relaxed)
     assert lp1.lower_bound <= opt.objective * (1 + 1e-9)
+
+
+# --------------------------------------------------------------- frame and factors (issue 31)
+
+def test_bounds_out_of_a_shifted_frame_add_the_offset_rounded_down():
+    sc = cpp.Scaling(time=3, weight=1, origin=Fraction(1, 10), cost_offset=Fraction(7, 10))
+    # 10 / 3 + 7 / 10 is not a float: neither bound may exceed it
+    assert Fraction(sc.to_instance(10.0)) <= Fraction(10, 3) + Fraction(7, 10)
+    assert Fraction(37, 10) - Fraction(1, 10**15) <= Fraction(sc.to_instance(9.0)) <= Fraction(37, 10)
+    assert Fraction(sc.bound_out(0.1)) <= Fraction(0.1) + Fraction(7, 10)
+    assert sc.bound_out(None) is None
+    assert sc.objective_out(9.0) == pytest.approx(3.7)
+
+
+def _doc_related() -> dict:
+    from tests.rounding.test_cpsat import UNITS_RELATED
+    return UNITS_RELATED
+
+
+def _doc_packing() -> dict:
+    from tests.rounding.test_cpsat import UNITS_PACKING
+    return UNITS_PACKING
+
+
+@pytest.mark.parametrize("offset", [1.0, 1e3, 449516.0, 1e6])
+@pytest.mark.parametrize("family", ["related", "packing"])
+def test_shifting_the_time_origin_leaves_the_model_unchanged(family, offset):
+    # Every time counts from the earliest release: a copy shifted by a whole offset (its data on
+    # the same grid) gives the very same integers and factors, and its objective offset is offset · Σ w.
+    from schedrelax.instances.base import from_dict
+    from schedrelax.models.cpsat_related import related_int_data
+    from tests.fuzz.units import transform
+
+    doc = _doc_related() if family == "related" else _doc_packing()
+    make = related_int_data if family == "related" else packing_int_data
+    a, b = make(from_dict(doc)), make(from_dict(transform(doc, 1.0, offset)))
+    fields = ("duration", "release", "ready", "weight") if family == "related" else (
+        "pair_time", "task_release", "demand", "capacity", "reserve_until", "weight")
+    for name in fields:
+        assert np.array_equal(getattr(a, name), getattr(b, name)), name
+    assert a.horizon == b.horizon
+    assert (a.scaling.time, a.scaling.weight, a.scaling.exact) == (b.scaling.time, b.scaling.weight, b.scaling.exact)
+    weights = sum(Fraction(str(job["weight"])) for job in doc["jobs"])
+    assert b.scaling.origin == offset and b.scaling.cost_offset == Fraction(offset) * weights
+
+
+@pytest.mark.parametrize(("scale", "offset"), [(1.0, 0.0), (1e-6, 0.0), (1e5, 1.0), (1e-2, 1e6), (0.1, 449516.0),
+                                               (1e6, 1.0), (1e-4, 1e3)])
+def test_factors_resolve_the_objective_and_fit_64_bits_in_any_unit(scale, offset):
+    # By hand, from the instance and the docstring of choose_scaling: measured from the earliest
+    # release o, rounding times down by < 1/s moves a semi-active schedule's Σ w C by
+    # < (tasks + 1) Σ w / s, rounding weights by < 1/w moves it by < min(K / min w, jobs × H) / w,
+    # K the known schedule's cost less o Σ w, H the horizon from o. Together they must stay within
+    # PRECISION · K, and the model's sums within 64 bits.
+    from schedrelax.instances.base import from_dict
+    from schedrelax.models.cpsat_related import related_int_data
+    from tests.fuzz.units import transform
+
+    inst = from_dict(transform(_doc_related(), scale, offset))
+    cost = run("fifo", inst).objective
+    sc = related_int_data(inst, cost).scaling
+    q = [as_rational(v)[0] for v in inst.release.tolist()]
+    o = min(q)
+    w = [as_rational(v)[0] for v in inst.weights.tolist()]
+    W = sum(w)
+    K = float(Fraction(cost) - o * W)
+    size = [as_rational(v)[0] for v in inst.task_size.tolist()]
+    speed = [as_rational(v)[0] for v in np.asarray(inst.speeds).tolist()]
+    H = float(max(q) - o + sum(p / min(speed) for p in size))
+    n = inst.n_tasks
+    time_error = 0.0 if sc.time_exact else (n + 1) * float(W) / sc.time
+    weight_error = 0.0 if sc.weight_exact else min(K / float(min(w)), inst.n_jobs * H) / sc.weight
+    assert time_error + weight_error <= cpp.PRECISION * K * (1 + 1e-6)
+    assert 4 * inst.n_jobs * sc.time * sc.weight * K <= cpp.INT_LIMIT * (1 + 1e-6)
+    assert 4 * (n + 1) * H * sc.time <= cpp.INT_LIMIT

@@ -235,3 +235,69 @@ def test_one_worker_interleaves_cpsats_portfolio_only_where_the_lp_bound_runs(mo
     assert seen == [interleaved]
     assert res.info["optimal"]
     assert cpsat_backend.solve_cpsat.__kwdefaults__["interleave"] is False
+
+
+# ------------------------------------------------------------------ units and origin (issue 31)
+
+# Drawn by benchmarks/fuzz_units.py --families related|packing --solver cpsat --mip-only --seed 5
+# (related with --min-tasks 12). Each unit copy's model is exact and proven optimal; before the
+# models counted time from the earliest release and sized their factors by the objective, the
+# copies below got a rounded-down model shrunk to fit 64 bits (its range counted from time 0, its
+# factors from the least time and weight), whose proven optimum lay 0.016-0.094 % under the
+# verified schedule's cost: "feasible" where the unit copy is "optimal".
+UNITS_RELATED = {"family": "related", "schema_version": 1, "speeds": [2.641, 2.0, 1.21], "edges": [[0, 1], [1, 3]],
+                 "jobs": [{"release": 0.0, "tasks": [6.1, 4.5, 7.4], "weight": 5.0},
+                          {"release": 0.0, "tasks": [3.0], "weight": 2.6},
+                          {"release": 2.0, "tasks": [7.0, 6.08], "weight": 3.0},
+                          {"release": 0.0, "tasks": [8.926, 0.71, 6.0], "weight": 3.02},
+                          {"release": 0.0, "tasks": [9.0, 8.13, 4.5, 3.3], "weight": 1.338}]}
+
+UNITS_PACKING = {"family": "packing", "schema_version": 1, "capacities": [0.5, 0.5], "jobs": [
+    {"release": 0.0, "weight": 3.0, "tasks": [{"demand": 0.383, "placement": [1], "processing_time": [3.0]},
+                                              {"demand": 0.475, "placement": [1], "processing_time": [3.1]}]},
+    {"release": 0.0, "weight": 2.969, "tasks": [{"demand": 0.068, "placement": [1], "processing_time": [1.45]},
+                                                {"demand": 0.402, "placement": [0, 1], "processing_time": [3.0, 1.63]}]},
+    {"release": 4.56, "weight": 3.756, "tasks": [
+        {"demand": 0.392, "placement": [0], "processing_time": [3.08]},
+        {"demand": 0.207, "placement": [0, 1], "processing_time": [6.8, 0.46]},
+        {"demand": 0.057, "placement": [0], "processing_time": [7.806]}]},
+    {"release": 0.0, "weight": 1.9, "tasks": [{"demand": 0.259, "placement": [1], "processing_time": [7.6]},
+                                              {"demand": 0.46, "placement": [0, 1], "processing_time": [1.513, 8.898]},
+                                              {"demand": 0.314, "placement": [1], "processing_time": [8.0]}]}]}
+
+
+@pytest.mark.parametrize(("doc", "scale", "offset"), [
+    (UNITS_RELATED, 1e-6, 0.0), (UNITS_RELATED, 1e5, 1.0), (UNITS_RELATED, 1e-2, 1e6),
+    (UNITS_PACKING, 1e-8, 0.0), (UNITS_PACKING, 1e-6, 1.0), (UNITS_PACKING, 0.1, 449516.0)])
+def test_a_copy_in_other_units_is_proven_optimal_as_the_unit_copy_is(doc, scale, offset, monkeypatch):
+    from schedrelax.instances.base import from_dict
+    from schedrelax.rounding import cpsat as engine
+    from tests.fuzz.units import transform, weight_sum
+
+    # LP-Schedule's bound on the relaxed instance stays (its frame is under test); the time-indexed
+    # LP, which goes to its finest grid without a time limit (about 11 s here), is left out.
+    monkeypatch.setattr(engine, "RELATED_TI_MIN_TASKS", 10**9)
+
+    def solve_copy(d):
+        inst = from_dict(d)
+        res = run("mip", inst, solver="cpsat", time_limit=120, seed=0, params={"threads": 1})
+        verify(inst, res.schedule)
+        assert res.info["solver_status"] == "optimal"  # the model was solved, not stopped
+        return res
+
+    unit = solve_copy(doc)
+    assert unit.status == "optimal" and unit.info["model_exact"]
+    copy = solve_copy(transform(doc, scale, offset))
+    # The unit copy's proven optimum, moved to the copy's units: OPT' = scale · OPT + offset · Σ w.
+    shift = offset * weight_sum(doc)
+    expect = scale * unit.objective + shift
+    assert copy.status == "optimal" and copy.info["optimal"]
+    assert copy.objective == pytest.approx(expect, rel=1e-6)
+    # The copy's bound is a true lower bound and, mapped back, meets the unit optimum in relative terms.
+    assert copy.lower_bound <= copy.objective
+    frame_bound = (copy.lower_bound - shift) / scale
+    assert frame_bound <= unit.objective * (1 + 1e-9)
+    assert frame_bound >= unit.objective * (1 - 1e-6)
+    # so is the relaxation's bound, computed on the relaxed instance from the earliest release
+    if copy.info["lp_bound"] is not None:
+        assert (copy.info["lp_bound"] - shift) / scale <= unit.objective * (1 + 1e-9)
