@@ -103,7 +103,19 @@ best schedules 509, 440, 481 against 568-590, 446, 483 (widths 9.2, 2.6, 2.8 % a
 3.2 %; a second run: 505, 442, 486). Not below: on packing 15-20 it proves 1.2-8 times slower
 (20 jobs seed 0: 22.9 s against 2.9 s). Not on related: at n_jobs 8 (one worker, 60 s) it found
 the best schedules two workers find (722.7, 629.8, 1137.6 against 726.3, 630.7, 1139.7), but at
-n_jobs 5-6 (20 s) it proved 4 of 10 seeds against 5 and left wider brackets on four others."""
+n_jobs 5-6 (20 s) it proved 4 of 10 seeds against 5 and left wider brackets on four others.
+From :data:`LNS_ONE_WORKER_MIN_TASKS` tasks the one worker runs neighbourhood searches alone."""
+
+LNS_ONE_WORKER_MIN_TASKS = 50
+"""From this many tasks, one CP-SAT worker on a packing instance that gets the LP bound runs
+CP-SAT's large-neighbourhood searches alone (``use_lns_only``) instead of the interleaved
+portfolio (:data:`INTERLEAVE_ONE_WORKER`): at these sizes the complete searches proved nothing in
+60 s with one worker or two (reach benchmark, packing 40-100 jobs, 51-104 tasks), the bound is the
+LP's, and the schedules are what the time buys. Measured one worker, 60 s brackets, seeds 0-2:
+packing 40 497, 441, 481 against 505, 442, 486 interleaved (widths 6.7, 2.8, 2.8 % against 8.4,
+3.0, 3.9 %), packing 70 1133, 936, 1044 against 1180, 953, 1108 (5.4, 6.0, 5.8 % against 9.8, 7.9,
+12.3 %; two workers interleaving nothing: 6.3 % median). Below (packing 30 jobs: 38-46 tasks) the
+interleaved portfolio keeps its proofs."""
 
 LP_SHARE = 0.5
 """Most of the time left that the LP bound may take (its solver's time limit): the rest is
@@ -361,8 +373,10 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
                                 lower_limit=model_lower_limit(lp_bound, data.scaling))
     lp_bound = data.scaling.bound_out(lp_bound)
     t3 = time.perf_counter()
+    lns_only = workers == 1 and with_lp and instance.n_tasks >= LNS_ONE_WORKER_MIN_TASKS
+    interleave = INTERLEAVE_ONE_WORKER and workers == 1 and with_lp and not lns_only
     run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
-                      interleave=INTERLEAVE_ONE_WORKER and workers == 1 and with_lp)
+                      interleave=interleave, lns_only=lns_only)
     t4 = time.perf_counter()
     if run.result.status.has_solution:
         # data's pairs are usable_pairs(instance) in order
@@ -388,7 +402,8 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
                "rebuild": t5 - t4}
     return _outcome(instance, schedule, start, built, run, timings,
                     {"time_limit": time_limit, "threads": workers, "seed": seed},
-                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "lp_used": with_lp})
+                    {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "lp_used": with_lp,
+                     "search": "lns only" if lns_only else "interleaved" if interleave else "portfolio"})
 
 
 RELATED_LINEARIZATION = 2

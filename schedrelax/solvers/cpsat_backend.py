@@ -86,13 +86,17 @@ def _check_seed(seed: object) -> None:
 
 def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None = None, seed: int | None = None,
                 build_seconds: float = 0.0, gap: float | None = None,
-                linearization_level: int | None = None, interleave: bool = False) -> CpSatSolve:
+                linearization_level: int | None = None, interleave: bool = False,
+                lns_only: bool = False) -> CpSatSolve:
     """Solve the CP-SAT *model* to a proven optimum (zero relative and absolute gap) unless
     *time_limit* (seconds) stops it first; *threads* is CP-SAT's ``num_workers`` (None: its own
     default, every core), *seed* its ``random_seed``, *gap* its relative gap limit (None: 0),
     *linearization_level* its ``linearization_level`` (None: its own default, 1); *interleave*
     sets ``interleave_search``: every search strategy of CP-SAT's portfolio (LNS included) takes
-    turns on the *threads* given, deterministically, where one thread otherwise runs one strategy.
+    turns on the *threads* given, deterministically, where one thread otherwise runs one strategy;
+    *lns_only* sets ``use_lns_only``: the threads run CP-SAT's large-neighbourhood searches from the
+    first solution (the hint) on, no complete search (it still ends optimal when a solution meets
+    the objective's lower limit, else at the time limit).
     *build_seconds* (the caller's time to build the model) is passed through to the result.
 
     Status: OPTIMAL (proven), FEASIBLE (a solution, not proven optimal), INFEASIBLE,
@@ -111,6 +115,8 @@ def solve_cpsat(model, *, time_limit: float | None = None, threads: int | None =
         p.num_workers = int(threads)
     if interleave:
         p.interleave_search = True
+    if lns_only:
+        p.use_lns_only = True
     if seed is not None:
         p.random_seed = int(seed) % (2**31)
     if linearization_level is not None:

@@ -21,7 +21,7 @@ from schedrelax.instances import (
 from schedrelax.instances.generate import spc, synchpack
 from schedrelax.models import cpsat_packing as cpp
 from schedrelax.models.synchpack_lp import build_lp2
-from schedrelax.schedules import verify
+from schedrelax.schedules import evaluate, verify
 from schedrelax.solvers import available_solvers, solve
 from tests.models.test_cpsat import _packing_exact, _related_exact
 from tests.models.test_related_mip import brute_force_optimum
@@ -235,6 +235,40 @@ def test_one_worker_interleaves_cpsats_portfolio_only_where_the_lp_bound_runs(mo
     assert seen == [interleaved]
     assert res.info["optimal"]
     assert cpsat_backend.solve_cpsat.__kwdefaults__["interleave"] is False
+
+
+@pytest.mark.parametrize(("threads", "tasks_needed", "lns"), [(1, None, True), (2, None, False), (1, 10**6, False)])
+def test_one_worker_runs_lns_alone_on_large_packing_instances(monkeypatch, threads, tasks_needed, lns):
+    """LNS_ONE_WORKER_MIN_TASKS: one worker on an instance with the LP bound and at least that many
+    tasks runs CP-SAT's neighbourhood searches alone (no interleaving); two workers, or fewer tasks,
+    keep the portfolio. CP-SAT gets the flags; the result is verified and its bound is the LP's."""
+    from ortools.sat.python import cp_model
+
+    from schedrelax.rounding import cpsat as engine
+
+    seen = []
+    real_solve = cp_model.CpSolver.solve
+
+    def spy(self, model, *args, **kwargs):
+        seen.append((self.parameters.use_lns_only, self.parameters.interleave_search))
+        return real_solve(self, model, *args, **kwargs)
+
+    monkeypatch.setattr(cp_model.CpSolver, "solve", spy)
+    monkeypatch.setattr(cp_model.CpSolver, "Solve", spy)
+    inst = synchpack(3, n_jobs=8, machines=2, tasks_per_job=(1, 3))
+    monkeypatch.setattr(engine, "LNS_ONE_WORKER_MIN_TASKS", inst.n_tasks if tasks_needed is None else tasks_needed)
+    res = engine.packing_cpsat(inst, time_limit=5, threads=threads, use_lp=True)
+    assert seen == [(lns, threads == 1 and not lns)]
+    assert res.info["search"] == ("lns only" if lns else "interleaved" if threads == 1 else "portfolio")
+    verify(inst, res.schedule)
+    assert res.lower_bound <= evaluate(inst, res.schedule).objective
+    assert cpsat_backend_defaults()["lns_only"] is False
+
+
+def cpsat_backend_defaults():
+    from schedrelax.solvers import cpsat_backend
+
+    return cpsat_backend.solve_cpsat.__kwdefaults__
 
 
 # ------------------------------------------------------------------ units and origin (issue 31)
