@@ -108,10 +108,11 @@ From :data:`LNS_ONE_WORKER_MIN_TASKS` tasks the one worker runs neighbourhood se
 
 LNS_ONE_WORKER_MIN_TASKS = 50
 """From this many tasks, one CP-SAT worker on a packing instance that gets the LP bound runs
-CP-SAT's large-neighbourhood searches alone (``use_lns_only``) instead of the interleaved
-portfolio (:data:`INTERLEAVE_ONE_WORKER`): at these sizes the complete searches proved nothing in
-60 s with one worker or two (reach benchmark, packing 40-100 jobs, 51-104 tasks), the bound is the
-LP's, and the schedules are what the time buys. Measured one worker, 60 s brackets, seeds 0-2:
+CP-SAT's large-neighbourhood searches alone (``use_lns_only``), each in turn (with
+:data:`INTERLEAVE_ONE_WORKER`; without interleaving one worker ran a single one and found 568 and
+446 on seeds 0 and 1 below), instead of the whole interleaved portfolio: at these sizes the
+complete searches proved nothing in 60 s with one worker or two (reach benchmark, packing 40-100
+jobs, 51-104 tasks), the bound is the LP's, and the schedules are what the time buys. Measured one worker, 60 s brackets, seeds 0-2:
 packing 40 497, 441, 481 against 505, 442, 486 interleaved (widths 6.7, 2.8, 2.8 % against 8.4,
 3.0, 3.9 %), packing 70 1133, 936, 1044 against 1180, 953, 1108 (5.4, 6.0, 5.8 % against 9.8, 7.9,
 12.3 %; two workers interleaving nothing: 6.3 % median). Below (packing 30 jobs: 38-46 tasks) the
@@ -374,7 +375,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     lp_bound = data.scaling.bound_out(lp_bound)
     t3 = time.perf_counter()
     lns_only = workers == 1 and with_lp and instance.n_tasks >= LNS_ONE_WORKER_MIN_TASKS
-    interleave = INTERLEAVE_ONE_WORKER and workers == 1 and with_lp and not lns_only
+    interleave = INTERLEAVE_ONE_WORKER and workers == 1 and with_lp
     run = solve_cpsat(built.model, time_limit=budget.for_solve(), threads=workers, seed=seed, build_seconds=t3 - t2,
                       interleave=interleave, lns_only=lns_only)
     t4 = time.perf_counter()
@@ -403,7 +404,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     return _outcome(instance, schedule, start, built, run, timings,
                     {"time_limit": time_limit, "threads": workers, "seed": seed},
                     {"lp_bound": lp_bound, "lp_bound_kind": lp_kind, "lp_used": with_lp,
-                     "search": "lns only" if lns_only else "interleaved" if interleave else "portfolio"})
+                     "search": "lns only, interleaved" if lns_only else "interleaved" if interleave else "portfolio"})
 
 
 RELATED_LINEARIZATION = 2
