@@ -112,11 +112,11 @@ CP-SAT's large-neighbourhood searches alone (``use_lns_only``), each in turn (wi
 :data:`INTERLEAVE_ONE_WORKER`; without interleaving one worker ran a single one and found 568 and
 446 on seeds 0 and 1 below), instead of the whole interleaved portfolio: at these sizes the
 complete searches proved nothing in 60 s with one worker or two (reach benchmark, packing 40-100
-jobs, 51-104 tasks), the bound is the LP's, and the schedules are what the time buys. Measured one worker, 60 s brackets, seeds 0-2:
-packing 40 497, 441, 481 against 505, 442, 486 interleaved (widths 6.7, 2.8, 2.8 % against 8.4,
-3.0, 3.9 %), packing 70 1133, 936, 1044 against 1180, 953, 1108 (5.4, 6.0, 5.8 % against 9.8, 7.9,
-12.3 %; two workers interleaving nothing: 6.3 % median). Below (packing 30 jobs: 38-46 tasks) the
-interleaved portfolio keeps its proofs."""
+jobs, 51-104 tasks), the bound is the LP's, and the schedules are what the time buys. Measured
+with one worker, 60 s brackets, seeds 0-2: packing 40 497, 441, 481-482 against 505, 442, 486
+interleaved (widths 6.7, 2.8, 2.8-3.0 % against 8.4, 3.0, 3.9 %), packing 70 1133, 936, 1044
+against 1180, 953, 1108 (5.4, 6.0, 5.8 % against 9.8, 7.9, 12.3 %; two workers: 6.3 % median).
+Below (packing 30 jobs: 38-46 tasks) the interleaved portfolio keeps its proofs."""
 
 LP_SHARE = 0.5
 """Most of the time left that the LP bound may take (its solver's time limit): the rest is
