@@ -107,8 +107,9 @@ item 4, round 2; same session, the unchanged code at 34.0-36.4 s, 23 rounds, 120
 * fluid cuts a round (``SEGMENTS_CUTS``) 20: 32.5 s, 27 rounds, -1.8e-8; 40: 37.4 s; at 2,000 jobs
   15: 5.7 s, -4.8e-8; 50: 10.7 s;
 * HiGHS options on the warm re-solves: ``simplex_price_strategy`` 1 or 2 (the same iterations):
-  35.7 s and 35.5 s; steepest edge (``simplex_dual_edge_weight_strategy`` 2) 70.6 s; at 2,000
-  jobs Dantzig pricing 10.5 s, ``dual_simplex_cost_perturbation_multiplier`` 0 12.9 s (22 rounds),
+  35.7 s and 35.5 s; steepest edge (``simplex_dual_edge_weight_strategy`` 2) 70.6 s; Dantzig
+  (0) 41.7 s, 26 rounds; ``dual_simplex_cost_perturbation_multiplier`` 0.5 35.6 s against 36.1 s
+  just before (24 rounds, -1.9e-9: noise); at 2,000 jobs Dantzig pricing 10.5 s, ``dual_simplex_cost_perturbation_multiplier`` 0 12.9 s (22 rounds),
   primal simplex 15.6 s; presolve is not run on a warm start anyway;
 * new last-segment columns started at their upper bound where d_j is above the segment, and
   columns fixed at their upper bound lifted at once: no change (the same iterations).
