@@ -91,6 +91,35 @@ under its own upper bound (``lp_upper_bound``) by about 1e-6. With release times
 shape, same session): 1,000 jobs 0.17 s -> 0.19 s (10 -> 11 rounds, the last a pricing round of 2
 iterations), 5,000 jobs 1.72 s -> 1.50 s (13 -> 12 rounds); peak RSS the same within 15 MB.
 
+Where those 30 s go (5,000 jobs without release times, ``cProfile``): HiGHS's own runs 31.1 of
+33.8 s (92 %), the Python side of the rounds 2.7 s. HiGHS's time per dual simplex iteration grows
+with the columns (0.5 ms at 55,000 columns, 1.4 ms at 239,000 in round 11), so rounds 8-14, while
+the columns made by splitting segments wait their 3 solves before :meth:`FluidSegments.lift
+<schedrelax.models.queyranne.FluidSegments.lift>`, are half of it. Tried and dropped (issue 32,
+item 4, round 2; same session, the unchanged code at 34.0-36.4 s, 23 rounds, 12065493.7397):
+
+* ``LIFT_AFTER`` 2: 55.1 s (a 17 s test run alongside), 26 rounds, +2.8e-9 (2,000 jobs: 7.2 s vs 6.8-10.6 s, but -1.3e-8);
+  ``LIFT_AFTER`` 1 at 2,000 jobs: 58.8 s, 34 rounds;
+* a split's new columns inheriting their parent's solves at the upper bound (so lifted sooner):
+  2,000 jobs 5.4-5.6 s vs 6.6-6.7 s, but at 5,000 jobs 47-48 s and 53 rounds (the lifted columns
+  priced back one round at a time), optimum -1.6e-8; capped at 1 solve: 32.9 s, 24 rounds,
+  -2.1e-8; capped at 1 with ``LIFT_AFTER`` 4: 35.7 s, 25 rounds;
+* fluid cuts a round (``SEGMENTS_CUTS``) 20: 32.5 s, 27 rounds, -1.8e-8; 40: 37.4 s; at 2,000 jobs
+  15: 5.7 s, -4.8e-8; 50: 10.7 s;
+* HiGHS options on the warm re-solves: ``simplex_price_strategy`` 1 or 2 (the same iterations):
+  35.7 s and 35.5 s; steepest edge (``simplex_dual_edge_weight_strategy`` 2) 70.6 s; Dantzig
+  (0) 41.7 s, 26 rounds; ``dual_simplex_cost_perturbation_multiplier`` 0.5 35.6 s against 36.1 s
+  just before (24 rounds, -1.9e-9: noise); at 2,000 jobs Dantzig pricing 10.5 s, ``dual_simplex_cost_perturbation_multiplier`` 0 12.9 s (22 rounds),
+  primal simplex 15.6 s; presolve is not run on a warm start anyway;
+* new last-segment columns started at their upper bound where d_j is above the segment, and
+  columns fixed at their upper bound lifted at once: no change (the same iterations).
+
+Kept: :class:`~schedrelax.models.queyranne.EditBuilder` grows its arrays by doubling instead of
+copying them at every added piece (the same LP and path, the same optimum to the last digit):
+interleaved old/new, 5,000 jobs 36.4 / 33.0 s and 34.3 / 32.6 s (Python side 2.9 -> 2.2 s), 2,000
+jobs 6.6 / 6.5 s, 1,000 jobs 2.0 / 1.9 s, 5,000 jobs with release times 1.9 / 1.8 s. 5,000 jobs
+without release times stays at the 30 s line on this loaded machine; the rest is HiGHS's.
+
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
 rounds, ``converged`` False, issue #17): the default loop and the one-cut loop, with their optima.

@@ -829,40 +829,89 @@ class EditBuilder:
         are deleted, which the edit does first (:class:`~schedrelax._matrix.LPEdit`)."""
         self.dropped = dropped if dropped is not None else (np.empty(0, np.int64), np.empty(0, np.int64))
         self.n_cols0, self.n_rows0 = len(col_status), len(row_status)
-        self.x = np.asarray(x, dtype=float).copy()
-        self.col_status = np.asarray(col_status, dtype=np.int64).copy()
-        self.row_status = np.asarray(row_status, dtype=np.int64).copy()
-        self.col_lower = self.col_upper = np.empty(0)  # of the new columns
-        self.row_lower = self.row_upper = np.empty(0)  # of the new rows
+        # growing buffers (capacity doubled as columns and rows are added): the arrays below are views
+        # of their first n_cols / n_rows entries (a round adds columns in many small pieces, and a
+        # copy of every array at each piece cost O(columns) each time)
+        self._x = np.asarray(x, dtype=float).copy()
+        self._col_status = np.asarray(col_status, dtype=np.int64).copy()
+        self._row_status = np.asarray(row_status, dtype=np.int64).copy()
+        self._col_lower, self._col_upper = np.empty(0), np.empty(0)  # of the new columns
+        self._row_lower, self._row_upper = np.empty(0), np.empty(0)  # of the new rows
+        self._n_cols, self._n_rows = self.n_cols0, self.n_rows0
         self.entries: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.bounds: dict[int, tuple[float, float]] = {}  # new bounds of existing columns
         self.row_bounds: dict[int, tuple[float, float]] = {}  # new bounds of existing rows
 
     @property
     def n_cols(self) -> int:
-        return len(self.col_status)
+        return self._n_cols
 
     @property
     def n_rows(self) -> int:
-        return len(self.row_status)
+        return self._n_rows
+
+    @property
+    def x(self) -> np.ndarray:
+        return self._x[:self._n_cols]
+
+    @property
+    def col_status(self) -> np.ndarray:
+        return self._col_status[:self._n_cols]
+
+    @property
+    def row_status(self) -> np.ndarray:
+        return self._row_status[:self._n_rows]
+
+    @property
+    def col_lower(self) -> np.ndarray:
+        return self._col_lower[:self._n_cols - self.n_cols0]
+
+    @property
+    def col_upper(self) -> np.ndarray:
+        return self._col_upper[:self._n_cols - self.n_cols0]
+
+    @property
+    def row_lower(self) -> np.ndarray:
+        return self._row_lower[:self._n_rows - self.n_rows0]
+
+    @property
+    def row_upper(self) -> np.ndarray:
+        return self._row_upper[:self._n_rows - self.n_rows0]
+
+    def _grow(self, names: tuple[str, ...], need: int) -> None:
+        """Make the buffers *names* hold at least *need* entries (doubling)."""
+        for name in names:
+            buf = getattr(self, name)
+            if len(buf) < need:
+                new = np.empty(max(need, 2 * len(buf)), dtype=buf.dtype)
+                new[:len(buf)] = buf
+                setattr(self, name, new)
 
     def add_cols(self, lower, upper, status, value) -> np.ndarray:
         """New columns (cost 0): their bounds, basis statuses and values; returns their indices."""
         lower = np.asarray(lower, dtype=float)
-        k, first = len(lower), self.n_cols
-        self.col_lower = np.r_[self.col_lower, lower]
-        self.col_upper = np.r_[self.col_upper, np.broadcast_to(np.asarray(upper, dtype=float), (k,))]
-        self.col_status = np.r_[self.col_status, np.broadcast_to(status, (k,))]
-        self.x = np.r_[self.x, np.broadcast_to(np.asarray(value, dtype=float), (k,))]
+        k, first = len(lower), self._n_cols
+        self._grow(("_x", "_col_status"), first + k)
+        self._grow(("_col_lower", "_col_upper"), first + k - self.n_cols0)
+        new = slice(first - self.n_cols0, first + k - self.n_cols0)
+        self._col_lower[new] = lower
+        self._col_upper[new] = upper
+        self._col_status[first:first + k] = status
+        self._x[first:first + k] = value
+        self._n_cols = first + k
         return first + np.arange(k)
 
     def add_rows(self, lower, upper, status) -> np.ndarray:
         """New rows (entries through :meth:`add_entries`); returns their indices."""
         lower = np.asarray(lower, dtype=float)
-        q, first = len(lower), self.n_rows
-        self.row_lower = np.r_[self.row_lower, lower]
-        self.row_upper = np.r_[self.row_upper, np.broadcast_to(np.asarray(upper, dtype=float), (q,))]
-        self.row_status = np.r_[self.row_status, np.broadcast_to(status, (q,))]
+        q, first = len(lower), self._n_rows
+        self._grow(("_row_status",), first + q)
+        self._grow(("_row_lower", "_row_upper"), first + q - self.n_rows0)
+        new = slice(first - self.n_rows0, first + q - self.n_rows0)
+        self._row_lower[new] = lower
+        self._row_upper[new] = upper
+        self._row_status[first:first + q] = status
+        self._n_rows = first + q
         return first + np.arange(q)
 
     def add_entries(self, rows, cols, values) -> None:
@@ -905,8 +954,9 @@ class EditBuilder:
         dc, dr = (np.asarray(a, dtype=np.int64) for a in self.dropped)
         br = np.fromiter(self.row_bounds, dtype=np.int64, count=len(self.row_bounds))
         row_lo_up = np.array(list(self.row_bounds.values()), dtype=float).reshape(-1, 2)
-        return LPEdit(self.n_cols0 + len(dc), self.n_rows0 + len(dr), bc, lo_up[:, 0], lo_up[:, 1], self.col_lower,
-                      self.col_upper, self.row_lower, self.row_upper, (r, c, v), self.col_status, self.row_status,
+        return LPEdit(self.n_cols0 + len(dc), self.n_rows0 + len(dr), bc, lo_up[:, 0], lo_up[:, 1],
+                      self.col_lower.copy(), self.col_upper.copy(), self.row_lower.copy(), self.row_upper.copy(),
+                      (r, c, v), self.col_status.copy(), self.row_status.copy(),
                       cuts, dc, dr, br, row_lo_up[:, 0], row_lo_up[:, 1])
 
 
