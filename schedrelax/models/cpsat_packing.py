@@ -87,10 +87,10 @@ PRECISION = 1e-7
 objective Σ w_j (C_j - o) of a semi-active schedule by at most PRECISION of the known schedule's
 (:func:`choose_scaling`; a completion gathers the round-off of at most every task once and its
 release). Kept well under :data:`schedrelax.rounding.exact.COST_MATCH` so that an optimum of the
-rounded model can still be proven optimal for the instance. Until issue 31's CP-SAT fix the
-factors were sized by the least time and weight, from time 0, and shrunk to fit 64 bits: copies
-of an instance at 10^5 or 10^-5 (or shifted by 10^6) lost this precision and were "feasible"
-where the unit copy was "optimal"."""
+rounded model can still be proven optimal for the instance. Before the models counted time from
+the earliest release, the factors were sized by the least time and weight and shrunk to fit 64
+bits: copies of an instance at 10^5 or 10^-5 (or shifted by 10^6) lost this precision and were
+"feasible" where the unit copy was "optimal"."""
 
 EXACT_SCALE_LIMIT = 10**9
 """Largest lcm of denominators used as an exact factor; beyond it the kind is rounded down."""
