@@ -118,7 +118,8 @@ Kept: :class:`~schedrelax.models.queyranne.EditBuilder` grows its arrays by doub
 copying them at every added piece (the same LP and path, the same optimum to the last digit):
 interleaved old/new, 5,000 jobs 36.4 / 33.0 s and 34.3 / 32.6 s (Python side 2.9 -> 2.2 s), 2,000
 jobs 6.6 / 6.5 s, 1,000 jobs 2.0 / 1.9 s, 5,000 jobs with release times 1.9 / 1.8 s. 5,000 jobs
-without release times stays at the 30 s line on this loaded machine; the rest is HiGHS's.
+without release times stays over the 30 s line: 34.0 s and 35.1 s (436-443 MB) on the final code
+with the machine otherwise idle (load 0.4-0.8); the rest is HiGHS's.
 
 Deep DAGs (:func:`test_deep_dag_jobs`): the ``dag-jobs`` setup's shape (50 DAG jobs, 197 stages,
 31,236 tasks) on 20, 50 and 100 machines, where the chain cuts once stalled on round-off (2,070
