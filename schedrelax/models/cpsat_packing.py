@@ -169,6 +169,11 @@ class Scaling:
         """A model objective in the instance's units (nearest float)."""
         return float(Fraction(model_objective) / self.objective_factor + self.cost_offset)
 
+    def cost_in(self, cost: float, n_jobs: int) -> float:
+        """A schedule's evaluated cost Σ w_j C_j as an upper bound in the frame (:func:`frame_cost`),
+        e.g. to cap the windows of a relaxation of the frame's instance."""
+        return frame_cost(cost, self.cost_offset, n_jobs)
+
     def bound_out(self, frame_bound: float | None) -> float | None:
         """A lower bound on Σ w_j (C_j - origin) (e.g. a relaxation's optimum on
         :func:`relaxed_packing_instance`, whose time 0 is the origin) as a lower bound on the
@@ -521,14 +526,12 @@ def relaxed_packing_instance(instance: PackingInstance, data: PackingIntData) ->
 
 def ratio_down(a: int, b: int) -> float:
     """The largest float <= a / b."""
-    x = a / b
-    return math.nextafter(x, -math.inf) if Fraction(x) > Fraction(a, b) else x
+    return _float_down(Fraction(a, b))
 
 
 def ratio_up(a: int, b: int) -> float:
     """The smallest float >= a / b."""
-    x = a / b
-    return math.nextafter(x, math.inf) if Fraction(x) < Fraction(a, b) else x
+    return _float_up(Fraction(a, b))
 
 
 def model_lower_limit(relaxed_bound: float | None, scaling: Scaling) -> int | None:

@@ -361,11 +361,13 @@ class SlotPrecedenceSeparation:
         from schedrelax.models.queyranne import CutRows
 
         x = np.asarray(x, dtype=float)[self.x0:self.x0 + len(self.start)]
+        started = {u: self._by(x, self.cols[u], self.start) for u in {u for _, u in self.pairs}}
+        ended = {t: self._by(x, self.cols[t], self.end) for t in {t for t, _ in self.pairs}}
         rr, cc, vv = [], [], []
         q = 0
         for t, u in self.pairs:
             cu, ct = self.cols[u], self.cols[t]
-            gap = self._by(x, cu, self.start) - self._by(x, ct, self.end)
+            gap = started[u] - ended[t]
             viol = np.flatnonzero(gap > self.tol)
             for tau in viol[np.argsort(-gap[viol], kind="stable")][:self.per_pair].tolist():
                 a, b = cu[self.start[cu] <= tau], ct[self.end[ct] <= tau]

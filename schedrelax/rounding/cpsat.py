@@ -345,7 +345,6 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     <schedrelax.bracket.bracket>` passes the best schedule it found)."""
     from schedrelax.models.cpsat_packing import (
         build_cpsat_packing,
-        frame_cost,
         job_order_by_start,
         model_lower_limit,
         packing_int_data,
@@ -367,7 +366,7 @@ def packing_cpsat(instance: PackingInstance, *, time_limit: float | None = 60.0,
     relaxed = relaxed_packing_instance(instance, data) if with_lp else None
     if relaxed is not None:
         # the relaxed instance counts time from the model's origin: so do its bound and its cap
-        lp_bound, lp_kind = _packing_lp_bound(relaxed, frame_cost(start[2], data.scaling.cost_offset, instance.n_jobs),
+        lp_bound, lp_kind = _packing_lp_bound(relaxed, data.scaling.cost_in(start[2], instance.n_jobs),
                                               budget.left(LP_SHARE))
     t2 = time.perf_counter()
     built = build_cpsat_packing(instance, data=data, start_schedule=start[1], cost_bound=start[2],
@@ -423,7 +422,7 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
     and S-PC's start), None decides by size (:data:`LP_MIN_TASKS`); *thresholds* False leaves out
     the completion-threshold rows (for measuring what they bring); *start*, a verified Result,
     replaces the start schedulers' best. CP-SAT runs at :data:`RELATED_LINEARIZATION`."""
-    from schedrelax.models.cpsat_packing import frame_cost, model_lower_limit
+    from schedrelax.models.cpsat_packing import model_lower_limit
     from schedrelax.models.cpsat_related import (
         build_cpsat_related,
         related_int_data,
@@ -457,7 +456,7 @@ def related_cpsat(instance: RelatedInstance, *, time_limit: float | None = None,
         lp_kind = None if lp_bound is None else "LP-Schedule optimum (paper 004 §III)"
         if instance.n_tasks >= RELATED_TI_MIN_TASKS:
             # on the relaxed instance too: its bound is then also one of the rounded model's
-            ti_bound, ti_kind = _related_ti_bound(relaxed, frame_cost(start[2], data.scaling.cost_offset, instance.n_jobs),
+            ti_bound, ti_kind = _related_ti_bound(relaxed, data.scaling.cost_in(start[2], instance.n_jobs),
                                                   budget.left(RELATED_TI_SHARE))
             if ti_bound is not None and (lp_bound is None or ti_bound > lp_bound):
                 lp_bound, lp_kind = ti_bound, ti_kind

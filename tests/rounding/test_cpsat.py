@@ -245,6 +245,7 @@ def test_one_worker_runs_lns_alone_on_large_packing_instances(monkeypatch, threa
     from ortools.sat.python import cp_model
 
     from schedrelax.rounding import cpsat as engine
+    from schedrelax.solvers import cpsat_backend
 
     seen = []
     real_solve = cp_model.CpSolver.solve
@@ -262,13 +263,7 @@ def test_one_worker_runs_lns_alone_on_large_packing_instances(monkeypatch, threa
     assert res.info["search"] == ("lns only, interleaved" if lns else "interleaved" if threads == 1 else "portfolio")
     verify(inst, res.schedule)
     assert res.lower_bound <= evaluate(inst, res.schedule).objective
-    assert cpsat_backend_defaults()["lns_only"] is False
-
-
-def cpsat_backend_defaults():
-    from schedrelax.solvers import cpsat_backend
-
-    return cpsat_backend.solve_cpsat.__kwdefaults__
+    assert cpsat_backend.solve_cpsat.__kwdefaults__["lns_only"] is False
 
 
 # ------------------------------------------------------------------ units and origin (issue 31)

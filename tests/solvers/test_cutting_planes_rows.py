@@ -111,6 +111,7 @@ def test_last_optimal_is_the_last_round_solved_to_optimality():
 
     from schedrelax._matrix import ProgramBuilder
     from schedrelax.models.queyranne import CutRows
+    from schedrelax.solvers.result import SolveStatus
 
     m = ProgramBuilder("one variable")
     x0 = m.var("x", 1, 0.0, 10.0)
@@ -130,7 +131,7 @@ def test_last_optimal_is_the_last_round_solved_to_optimality():
     loop = cutting_planes_rows(program, separation, keep=None, warm=False, max_rounds=5)
     assert seen == [1.0]
     assert not loop.converged and loop.rounds == 2
-    assert loop.result.status.value != "optimal"
+    assert loop.result.status is not SolveStatus.OPTIMAL
     assert loop.last_optimal is not None and loop.last_optimal.objective == pytest.approx(1.0)
     # converged on its first round: the last result is the last optimal one
     done = cutting_planes_rows(program, lambda x: None, keep=None, max_rounds=5)
